@@ -1,0 +1,10 @@
+//===- PTXDialect.h - the pyptx dialect -------------------------*- C++ -*-===//
+
+#ifndef PYPTX_DIALECT_PTX_IR_PTXDIALECT_H
+#define PYPTX_DIALECT_PTX_IR_PTXDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "pyptx/Dialect/PTX/IR/PTXDialect.h.inc"
+
+#endif

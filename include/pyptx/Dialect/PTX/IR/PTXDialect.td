@@ -1,0 +1,35 @@
+//===- PTXDialect.td - the pyptx dialect -------------------*- tablegen -*-===//
+//
+// One op per PTX instruction or directive. The dialect holds PTX as structure
+// (opcodes, modifiers, operands, directives) so that an exporter can rebuild
+// PTX text from it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYPTX_DIALECT_PTX_IR_PTXDIALECT_TD
+#define PYPTX_DIALECT_PTX_IR_PTXDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def PTX_Dialect : Dialect {
+  let name = "pyptx";
+  let cppNamespace = "::pyptx";
+  let summary = "NVIDIA PTX, one op per instruction";
+  let description = [{
+    The `pyptx` dialect maps one-to-one to PTX. Registers are SSA values that
+    act as handles to mutable PTX registers; instructions take them as
+    operands whether they read or write them.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+    void registerAttributes();
+  }];
+}
+
+class PTX_Op<string mnemonic, list<Trait> traits = []>
+    : Op<PTX_Dialect, mnemonic, traits>;
+
+#endif // PYPTX_DIALECT_PTX_IR_PTXDIALECT_TD

@@ -1,0 +1,26 @@
+//===- PTXOps.h - pyptx operations ------------------------------*- C++ -*-===//
+
+#ifndef PYPTX_DIALECT_PTX_IR_PTXOPS_H
+#define PYPTX_DIALECT_PTX_IR_PTXOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/RegionKindInterface.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "pyptx/Dialect/PTX/IR/PTXDialect.h"
+#include "pyptx/Dialect/PTX/IR/PTXTypes.h"
+
+#define GET_OP_CLASSES
+#include "pyptx/Dialect/PTX/IR/PTXOps.h.inc"
+
+namespace pyptx {
+/// The PTX name of a register value: `%r3`, `%tid.x`, or the name of the
+/// `.reg` parameter a block argument stands for.
+std::string getRegisterName(mlir::Value value);
+} // namespace pyptx
+
+#endif

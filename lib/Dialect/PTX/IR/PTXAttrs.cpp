@@ -1,0 +1,439 @@
+//===- PTXAttrs.cpp - pyptx enums and attributes --------------------------===//
+
+#include "pyptx/Dialect/PTX/IR/PTX.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace pyptx;
+
+#include "pyptx/Dialect/PTX/IR/PTXEnums.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "pyptx/Dialect/PTX/IR/PTXAttrs.cpp.inc"
+
+void PTXDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "pyptx/Dialect/PTX/IR/PTXAttrs.cpp.inc"
+      >();
+}
+
+unsigned pyptx::getBitWidth(ScalarType type) {
+  switch (type) {
+  case ScalarType::pred:
+    return 1;
+  case ScalarType::b8:
+  case ScalarType::u8:
+  case ScalarType::s8:
+  case ScalarType::e4m3:
+  case ScalarType::e5m2:
+  case ScalarType::e2m3:
+  case ScalarType::e3m2:
+  case ScalarType::e2m1x2:
+  case ScalarType::ue8m0:
+    return 8;
+  case ScalarType::e2m1:
+    return 4;
+  case ScalarType::b16:
+  case ScalarType::u16:
+  case ScalarType::s16:
+  case ScalarType::f16:
+  case ScalarType::bf16:
+  case ScalarType::e4m3x2:
+  case ScalarType::e5m2x2:
+  case ScalarType::e2m3x2:
+  case ScalarType::e3m2x2:
+  case ScalarType::e2m1x4:
+  case ScalarType::ue8m0x2:
+    return 16;
+  case ScalarType::b32:
+  case ScalarType::u32:
+  case ScalarType::s32:
+  case ScalarType::f32:
+  case ScalarType::tf32:
+  case ScalarType::f16x2:
+  case ScalarType::bf16x2:
+  case ScalarType::e4m3x4:
+  case ScalarType::e5m2x4:
+  case ScalarType::e2m3x4:
+  case ScalarType::e3m2x4:
+  case ScalarType::u16x2:
+  case ScalarType::s16x2:
+    return 32;
+  case ScalarType::b64:
+  case ScalarType::u64:
+  case ScalarType::s64:
+  case ScalarType::f64:
+    return 64;
+  case ScalarType::b128:
+    return 128;
+  }
+  llvm_unreachable("unknown ScalarType");
+}
+
+StringRef pyptx::spaceName(StateSpace space) {
+  return stringifyStateSpace(space);
+}
+
+//===----------------------------------------------------------------------===//
+// Shared pieces of syntax
+//===----------------------------------------------------------------------===//
+
+template <typename Enum>
+static ParseResult parseEnumKeyword(AsmParser &parser, Enum &result,
+                                    std::optional<Enum> (*symbolize)(StringRef),
+                                    StringRef what) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<Enum> value = symbolize(keyword);
+  if (!value)
+    return parser.emitError(loc, "unknown ") << what << " '" << keyword << "'";
+  result = *value;
+  return success();
+}
+
+static void printDims(AsmPrinter &printer, ArrayRef<int64_t> dims) {
+  for (int64_t dim : dims) {
+    printer << "[";
+    if (dim >= 0)
+      printer << dim;
+    printer << "]";
+  }
+}
+
+static ParseResult parseDims(AsmParser &parser,
+                             SmallVectorImpl<int64_t> &dims) {
+  while (succeeded(parser.parseOptionalLSquare())) {
+    if (succeeded(parser.parseOptionalRSquare())) {
+      dims.push_back(-1);
+      continue;
+    }
+    int64_t dim;
+    if (parser.parseInteger(dim) || parser.parseRSquare())
+      return failure();
+    dims.push_back(dim);
+  }
+  return success();
+}
+
+void pyptx::printParamBody(AsmPrinter &printer, ParamAttr param) {
+  printer << spaceName(param.getSpace());
+  if (param.getAlign())
+    printer << " align " << param.getAlign();
+  printer << " ";
+  if (param.getVecWidth() > 1)
+    printer << "v" << param.getVecWidth() << ".";
+  printer << stringifyScalarType(param.getType());
+  if (param.getIsPtr()) {
+    printer << " ptr";
+    if (param.getPtrSpace() != StateSpace::reg)
+      printer << " " << spaceName(param.getPtrSpace());
+    if (param.getPtrAlign())
+      printer << " align " << param.getPtrAlign();
+  }
+  printer << " ";
+  printer.printSymbolName(param.getName().getValue());
+  printDims(printer, param.getDims());
+}
+
+ParamAttr pyptx::parseParamBody(AsmParser &parser) {
+  StateSpace space = StateSpace::param;
+  if (parseEnumKeyword(parser, space, symbolizeStateSpace, "state space"))
+    return {};
+  unsigned align = 0, ptrAlign = 0;
+  if (succeeded(parser.parseOptionalKeyword("align")) &&
+      parser.parseInteger(align))
+    return {};
+  SMLoc typeLoc = parser.getCurrentLocation();
+  StringRef typeName;
+  if (parser.parseKeyword(&typeName))
+    return {};
+  unsigned vecWidth = 1;
+  ScalarType scalar = ScalarType::pred;
+  if (typeName != "pred") {
+    Type type = parseShortTypeName(parser.getContext(), typeName);
+    auto reg = dyn_cast_or_null<RegType>(type);
+    if (!reg) {
+      parser.emitError(typeLoc, "unknown PTX type '") << typeName << "'";
+      return {};
+    }
+    scalar = reg.getType();
+    vecWidth = reg.getVecWidth();
+  }
+  bool isPtr = false;
+  StateSpace ptrSpace = StateSpace::reg;
+  if (succeeded(parser.parseOptionalKeyword("ptr"))) {
+    isPtr = true;
+    StringRef spaceWord;
+    if (succeeded(parser.parseOptionalKeyword(
+            &spaceWord, {"global", "shared", "const", "local"})))
+      ptrSpace = *symbolizeStateSpace(spaceWord);
+    if (succeeded(parser.parseOptionalKeyword("align")) &&
+        parser.parseInteger(ptrAlign))
+      return {};
+  }
+  StringAttr name;
+  SmallVector<int64_t> dims;
+  if (parser.parseSymbolName(name) || parseDims(parser, dims))
+    return {};
+  return ParamAttr::get(parser.getContext(), name, space, scalar, vecWidth,
+                        align, isPtr, ptrSpace, ptrAlign, dims);
+}
+
+Attribute ParamAttr::parse(AsmParser &parser, Type) {
+  if (parser.parseLess())
+    return {};
+  ParamAttr param = parseParamBody(parser);
+  if (!param || parser.parseGreater())
+    return {};
+  return param;
+}
+
+void ParamAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printParamBody(printer, *this);
+  printer << ">";
+}
+
+void pyptx::printDirectiveBody(AsmPrinter &printer, DirectiveAttr directive) {
+  printer << directive.getName().getValue();
+  if (directive.getValues().empty())
+    return;
+  printer << "(";
+  llvm::interleaveComma(directive.getValues(), printer, [&](Attribute value) {
+    if (auto integer = dyn_cast<IntegerAttr>(value))
+      printer << integer.getValue();
+    else
+      printer.printAttributeWithoutType(value);
+  });
+  printer << ")";
+}
+
+DirectiveAttr pyptx::parseDirectiveBody(AsmParser &parser, StringRef name) {
+  MLIRContext *ctx = parser.getContext();
+  SmallVector<Attribute> values;
+  if (succeeded(parser.parseOptionalLParen())) {
+    auto parseValue = [&]() -> ParseResult {
+      std::string text;
+      if (succeeded(parser.parseOptionalString(&text))) {
+        values.push_back(StringAttr::get(ctx, text));
+        return success();
+      }
+      int64_t value;
+      if (parser.parseInteger(value))
+        return failure();
+      values.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), value));
+      return success();
+    };
+    if (parser.parseCommaSeparatedList(parseValue) || parser.parseRParen())
+      return {};
+  }
+  return DirectiveAttr::get(ctx, StringAttr::get(ctx, name),
+                            ArrayAttr::get(ctx, values));
+}
+
+Attribute DirectiveAttr::parse(AsmParser &parser, Type) {
+  StringRef name;
+  if (parser.parseLess() || parser.parseKeyword(&name))
+    return {};
+  DirectiveAttr directive = parseDirectiveBody(parser, name);
+  if (!directive || parser.parseGreater())
+    return {};
+  return directive;
+}
+
+void DirectiveAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printDirectiveBody(printer, *this);
+  printer << ">";
+}
+
+//===----------------------------------------------------------------------===//
+// Operand forms (generic syntax; the instruction op prints them inline)
+//===----------------------------------------------------------------------===//
+
+Attribute RegRefAttr::parse(AsmParser &parser, Type) {
+  unsigned index;
+  std::string component;
+  if (parser.parseLess() || parser.parseInteger(index))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseString(&component))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return RegRefAttr::get(parser.getContext(), index, component);
+}
+
+void RegRefAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getIndex();
+  if (!getComponent().empty()) {
+    printer << ", ";
+    printer.printString(getComponent());
+  }
+  printer << ">";
+}
+
+Attribute ImmAttr::parse(AsmParser &parser, Type) {
+  int64_t value;
+  IntFormat format = IntFormat::dec;
+  if (parser.parseLess() || parser.parseInteger(value))
+    return {};
+  StringRef word;
+  if (succeeded(parser.parseOptionalKeyword(
+          &word, {"dec", "hex", "HEX", "oct", "bin"})))
+    format = *symbolizeIntFormat(word);
+  bool unsignedSuffix = succeeded(parser.parseOptionalKeyword("U"));
+  if (parser.parseGreater())
+    return {};
+  return ImmAttr::get(parser.getContext(), value, format, unsignedSuffix);
+}
+
+void ImmAttr::print(AsmPrinter &printer) const {
+  printer << "<" << getValue();
+  if (getFormat() != IntFormat::dec)
+    printer << " " << stringifyIntFormat(getFormat());
+  if (getUnsignedSuffix())
+    printer << " U";
+  printer << ">";
+}
+
+Attribute FloatImmAttr::parse(AsmParser &parser, Type) {
+  StringRef kind;
+  uint64_t bits = 0;
+  if (parser.parseLess())
+    return {};
+  if (parser.parseOptionalKeyword(&kind, {"f32", "f64"})) {
+    parser.emitError(parser.getCurrentLocation(), "expected 'f32' or 'f64'");
+    return {};
+  }
+  if (parser.parseInteger(bits))
+    return {};
+  bool upperPrefix = succeeded(parser.parseOptionalKeyword("upper_prefix"));
+  bool lowerDigits = succeeded(parser.parseOptionalKeyword("lower_digits"));
+  if (parser.parseGreater())
+    return {};
+  return FloatImmAttr::get(parser.getContext(), bits, kind == "f64",
+                           upperPrefix, lowerDigits);
+}
+
+void FloatImmAttr::print(AsmPrinter &printer) const {
+  printer << "<" << (getIsDouble() ? "f64 " : "f32 ");
+  printer << llvm::format_hex(getBits(), getIsDouble() ? 18 : 10,
+                              /*Upper=*/true);
+  if (getUpperPrefix())
+    printer << " upper_prefix";
+  if (getLowerDigits())
+    printer << " lower_digits";
+  printer << ">";
+}
+
+Attribute BinaryAttr::parse(AsmParser &parser, Type) {
+  std::string op;
+  Attribute lhs, rhs;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseString(&op) || parser.parseComma() ||
+      parser.parseAttribute(lhs) || parser.parseComma() ||
+      parser.parseAttribute(rhs) || parser.parseGreater())
+    return {};
+  if (op != "+" && op != "-" && op != "|") {
+    parser.emitError(loc, "binary operator must be \"+\", \"-\" or \"|\"");
+    return {};
+  }
+  return BinaryAttr::get(parser.getContext(), op[0], lhs, rhs);
+}
+
+void BinaryAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  char op = getOp();
+  printer.printString(StringRef(&op, 1));
+  printer << ", ";
+  printer.printAttribute(getLhs());
+  printer << ", ";
+  printer.printAttribute(getRhs());
+  printer << ">";
+}
+
+static ParseResult parseAttrList(AsmParser &parser,
+                                 SmallVectorImpl<Attribute> &elements) {
+  if (parser.parseLess())
+    return failure();
+  if (succeeded(parser.parseOptionalGreater()))
+    return success();
+  if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+        Attribute element;
+        if (parser.parseAttribute(element))
+          return failure();
+        elements.push_back(element);
+        return success();
+      }))
+    return failure();
+  return parser.parseGreater();
+}
+
+static void printAttrList(AsmPrinter &printer, ArrayRef<Attribute> elements) {
+  printer << "<";
+  llvm::interleaveComma(elements, printer,
+                        [&](Attribute a) { printer.printAttribute(a); });
+  printer << ">";
+}
+
+#define PYPTX_LIST_ATTR_ASM(Class)                                             \
+  Attribute Class::parse(AsmParser &parser, Type) {                            \
+    SmallVector<Attribute> elements;                                           \
+    if (parseAttrList(parser, elements))                                       \
+      return {};                                                               \
+    return Class::get(parser.getContext(), elements);                          \
+  }                                                                            \
+  void Class::print(AsmPrinter &printer) const {                               \
+    printAttrList(printer, getElements());                                     \
+  }
+PYPTX_LIST_ATTR_ASM(AddrAttr)
+PYPTX_LIST_ATTR_ASM(VectorAttr)
+PYPTX_LIST_ATTR_ASM(ParenAttr)
+#undef PYPTX_LIST_ATTR_ASM
+
+Attribute NotAttr::parse(AsmParser &parser, Type) {
+  Attribute operand;
+  if (parser.parseLess() || parser.parseAttribute(operand) ||
+      parser.parseGreater())
+    return {};
+  return NotAttr::get(parser.getContext(), operand);
+}
+
+void NotAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printAttribute(getOperand());
+  printer << ">";
+}
+
+Attribute FuncExprAttr::parse(AsmParser &parser, Type) {
+  std::string name;
+  SmallVector<Attribute> args;
+  if (parser.parseLess() || parser.parseString(&name))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    Attribute arg;
+    if (parser.parseAttribute(arg))
+      return {};
+    args.push_back(arg);
+  }
+  if (parser.parseGreater())
+    return {};
+  return FuncExprAttr::get(parser.getContext(),
+                           StringAttr::get(parser.getContext(), name), args);
+}
+
+void FuncExprAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printString(getName().getValue());
+  for (Attribute arg : getArgs()) {
+    printer << ", ";
+    printer.printAttribute(arg);
+  }
+  printer << ">";
+}

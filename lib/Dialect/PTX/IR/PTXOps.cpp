@@ -1,0 +1,1620 @@
+//===- PTXOps.cpp - pyptx operations --------------------------------------===//
+
+#include "pyptx/Dialect/PTX/IR/PTX.h"
+
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/Format.h"
+
+using namespace mlir;
+using namespace pyptx;
+
+//===----------------------------------------------------------------------===//
+// Short register types in op syntax: `b32`, `v4.f32`, `pred`
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseShortType(OpAsmParser &parser, Type &type) {
+  SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  type = parseShortTypeName(parser.getContext(), keyword);
+  if (!type)
+    return parser.emitError(loc, "expected a register type such as 'b32', "
+                                 "'v4.f32' or 'pred', got '")
+           << keyword << "'";
+  return success();
+}
+
+static void printShortType(OpAsmPrinter &printer, Operation *, Type type) {
+  printer << shortTypeName(type);
+}
+
+//===----------------------------------------------------------------------===//
+// Operand expressions in op syntax
+//
+//   %r1  elt(%v, x)  42  hex(0x1F)  f32(0x3F800000)  @sym  [%rd1 + 16]
+//   {%f0, %f1}  (%r0, @param)  not %p  %p | %q  _  generic(@g)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Parses operand expressions; registers, where allowed, are collected in
+/// `registers` in the order they appear.
+class ExprParser {
+public:
+  ExprParser(OpAsmParser &parser,
+             SmallVectorImpl<OpAsmParser::UnresolvedOperand> *registers)
+      : parser(parser), registers(registers), ctx(parser.getContext()) {}
+
+  /// Parses an expression if one starts here.
+  OptionalParseResult parseOptionalExpr(Attribute &result) {
+    OptionalParseResult primary = parseOptionalPrimary(result);
+    if (!primary.has_value() || failed(*primary))
+      return primary;
+    while (true) {
+      char op;
+      if (succeeded(parser.parseOptionalPlus()))
+        op = '+';
+      else if (succeeded(parser.parseOptionalMinus()))
+        op = '-';
+      else if (succeeded(parser.parseOptionalVerticalBar()))
+        op = '|';
+      else
+        return success();
+      Attribute rhs;
+      if (parseRequiredPrimary(rhs))
+        return failure();
+      result = BinaryAttr::get(ctx, op, result, rhs);
+    }
+  }
+
+  ParseResult parseExpr(Attribute &result) {
+    SMLoc loc = parser.getCurrentLocation();
+    OptionalParseResult parsed = parseOptionalExpr(result);
+    if (!parsed.has_value())
+      return parser.emitError(loc, "expected a PTX operand");
+    return *parsed;
+  }
+
+  /// `a, b, c` up to (not including) a closing delimiter.
+  ParseResult parseList(SmallVectorImpl<Attribute> &elements,
+                        ParseResult (OpAsmParser::*parseOptionalClose)()) {
+    if (succeeded((parser.*parseOptionalClose)()))
+      return success();
+    do {
+      Attribute element;
+      if (parseExpr(element))
+        return failure();
+      elements.push_back(element);
+    } while (succeeded(parser.parseOptionalComma()));
+    SMLoc loc = parser.getCurrentLocation();
+    if (failed((parser.*parseOptionalClose)()))
+      return parser.emitError(loc, "expected ',' or a closing bracket");
+    return success();
+  }
+
+private:
+  ParseResult parseRequiredPrimary(Attribute &result) {
+    SMLoc loc = parser.getCurrentLocation();
+    OptionalParseResult parsed = parseOptionalPrimary(result);
+    if (!parsed.has_value())
+      return parser.emitError(loc, "expected a PTX operand");
+    return *parsed;
+  }
+
+  ParseResult addRegister(SMLoc loc, OpAsmParser::UnresolvedOperand operand,
+                          StringRef component, Attribute &result) {
+    if (!registers)
+      return parser.emitError(loc, "registers cannot appear here");
+    result = RegRefAttr::get(ctx, registers->size(), component);
+    registers->push_back(operand);
+    return success();
+  }
+
+  OptionalParseResult parseOptionalPrimary(Attribute &result) {
+    SMLoc loc = parser.getCurrentLocation();
+    OpAsmParser::UnresolvedOperand operand;
+    OptionalParseResult reg = parser.parseOptionalOperand(operand);
+    if (reg.has_value()) {
+      if (failed(*reg))
+        return failure();
+      return addRegister(loc, operand, "", result);
+    }
+
+    int64_t integer;
+    OptionalParseResult intResult = parser.parseOptionalInteger(integer);
+    if (intResult.has_value()) {
+      if (failed(*intResult))
+        return failure();
+      result = ImmAttr::get(ctx, integer, IntFormat::dec, false);
+      return success();
+    }
+
+    StringAttr symbol;
+    if (succeeded(parser.parseOptionalSymbolName(symbol))) {
+      result = FlatSymbolRefAttr::get(symbol);
+      return success();
+    }
+
+    SmallVector<Attribute> elements;
+    if (succeeded(parser.parseOptionalLSquare())) {
+      if (parseList(elements, &OpAsmParser::parseOptionalRSquare))
+        return failure();
+      result = AddrAttr::get(ctx, elements);
+      return success();
+    }
+    if (succeeded(parser.parseOptionalLBrace())) {
+      if (parseList(elements, &OpAsmParser::parseOptionalRBrace))
+        return failure();
+      result = VectorAttr::get(ctx, elements);
+      return success();
+    }
+    if (succeeded(parser.parseOptionalLParen())) {
+      if (parseList(elements, &OpAsmParser::parseOptionalRParen))
+        return failure();
+      result = ParenAttr::get(ctx, elements);
+      return success();
+    }
+
+    StringRef word;
+    if (failed(parser.parseOptionalKeyword(
+            &word, {"not", "_", "elt", "dec", "hex", "HEX", "oct", "bin",
+                    "f32", "f64", "generic", "mask"})))
+      return std::nullopt;
+
+    if (word == "_") {
+      result = SinkAttr::get(ctx);
+      return success();
+    }
+    if (word == "not") {
+      Attribute operand;
+      if (parseRequiredPrimary(operand))
+        return failure();
+      result = NotAttr::get(ctx, operand);
+      return success();
+    }
+    if (parser.parseLParen())
+      return failure();
+    if (word == "elt") {
+      StringRef component;
+      SMLoc regLoc = parser.getCurrentLocation();
+      if (parser.parseOperand(operand) || parser.parseComma() ||
+          parser.parseKeyword(&component) || parser.parseRParen() ||
+          addRegister(regLoc, operand, component, result))
+        return failure();
+      return success();
+    }
+    if (word == "generic" || word == "mask") {
+      if (parseList(elements, &OpAsmParser::parseOptionalRParen))
+        return failure();
+      result = FuncExprAttr::get(ctx, StringAttr::get(ctx, word), elements);
+      return success();
+    }
+    if (word == "f32" || word == "f64") {
+      uint64_t bits = 0;
+      if (parser.parseInteger(bits))
+        return failure();
+      bool upperPrefix = false, lowerDigits = false;
+      while (succeeded(parser.parseOptionalComma())) {
+        StringRef flag;
+        if (parser.parseOptionalKeyword(&flag,
+                                        {"upper_prefix", "lower_digits"}))
+          return parser.emitError(parser.getCurrentLocation(),
+                                  "expected 'upper_prefix' or 'lower_digits'");
+        (flag == "upper_prefix" ? upperPrefix : lowerDigits) = true;
+      }
+      if (parser.parseRParen())
+        return failure();
+      result = FloatImmAttr::get(ctx, bits, word == "f64", upperPrefix,
+                                 lowerDigits);
+      return success();
+    }
+    // An integer in a given radix: hex(0x1F), oct(8), dec(7, U).
+    int64_t value;
+    if (parser.parseInteger(value))
+      return failure();
+    bool unsignedSuffix = false;
+    if (succeeded(parser.parseOptionalComma())) {
+      if (parser.parseKeyword("U"))
+        return failure();
+      unsignedSuffix = true;
+    }
+    if (parser.parseRParen())
+      return failure();
+    result = ImmAttr::get(ctx, value, *symbolizeIntFormat(word),
+                          unsignedSuffix);
+    return success();
+  }
+
+  OpAsmParser &parser;
+  SmallVectorImpl<OpAsmParser::UnresolvedOperand> *registers;
+  MLIRContext *ctx;
+};
+} // namespace
+
+static void printExpr(OpAsmPrinter &printer, Attribute expr,
+                      OperandRange registers);
+
+static void printExprList(OpAsmPrinter &printer, ArrayRef<Attribute> elements,
+                          OperandRange registers) {
+  llvm::interleaveComma(elements, printer, [&](Attribute element) {
+    printExpr(printer, element, registers);
+  });
+}
+
+static void printExpr(OpAsmPrinter &printer, Attribute expr,
+                      OperandRange registers) {
+  llvm::TypeSwitch<Attribute>(expr)
+      .Case([&](RegRefAttr ref) {
+        if (ref.getIndex() >= registers.size()) {
+          // Only reachable on IR that fails to verify; keep it printable.
+          printer << "<<register #" << ref.getIndex() << " out of range>>";
+          return;
+        }
+        if (ref.getComponent().empty()) {
+          printer.printOperand(registers[ref.getIndex()]);
+          return;
+        }
+        printer << "elt(";
+        printer.printOperand(registers[ref.getIndex()]);
+        printer << ", " << ref.getComponent() << ")";
+      })
+      .Case([&](ImmAttr imm) {
+        if (imm.getFormat() == IntFormat::dec && !imm.getUnsignedSuffix()) {
+          printer << imm.getValue();
+          return;
+        }
+        printer << stringifyIntFormat(imm.getFormat()) << "(";
+        if (imm.getFormat() == IntFormat::hex ||
+            imm.getFormat() == IntFormat::HEX)
+          printer << llvm::format_hex(uint64_t(imm.getValue()), 3);
+        else
+          printer << imm.getValue();
+        if (imm.getUnsignedSuffix())
+          printer << ", U";
+        printer << ")";
+      })
+      .Case([&](FloatImmAttr imm) {
+        printer << (imm.getIsDouble() ? "f64(" : "f32(")
+                << llvm::format_hex(imm.getBits(),
+                                    imm.getIsDouble() ? 18 : 10, true);
+        if (imm.getUpperPrefix())
+          printer << ", upper_prefix";
+        if (imm.getLowerDigits())
+          printer << ", lower_digits";
+        printer << ")";
+      })
+      .Case([&](FlatSymbolRefAttr symbol) {
+        printer.printSymbolName(symbol.getValue());
+      })
+      .Case([&](BinaryAttr binary) {
+        printExpr(printer, binary.getLhs(), registers);
+        printer << " " << binary.getOp() << " ";
+        printExpr(printer, binary.getRhs(), registers);
+      })
+      .Case([&](AddrAttr addr) {
+        printer << "[";
+        printExprList(printer, addr.getElements(), registers);
+        printer << "]";
+      })
+      .Case([&](VectorAttr vec) {
+        printer << "{";
+        printExprList(printer, vec.getElements(), registers);
+        printer << "}";
+      })
+      .Case([&](ParenAttr paren) {
+        printer << "(";
+        printExprList(printer, paren.getElements(), registers);
+        printer << ")";
+      })
+      .Case([&](NotAttr negation) {
+        printer << "not ";
+        printExpr(printer, negation.getOperand(), registers);
+      })
+      .Case([&](SinkAttr) { printer << "_"; })
+      .Case([&](FuncExprAttr func) {
+        printer << func.getName().getValue() << "(";
+        printExprList(printer, func.getArgs(), registers);
+        printer << ")";
+      })
+      .Default([&](Attribute other) { printer.printAttribute(other); });
+}
+
+//===----------------------------------------------------------------------===//
+// Names of registers
+//===----------------------------------------------------------------------===//
+
+std::string pyptx::getRegisterName(Value value) {
+  if (auto result = dyn_cast<OpResult>(value)) {
+    if (auto reg = dyn_cast<RegOp>(result.getOwner()))
+      return reg.getRegName(result.getResultNumber());
+    if (auto sreg = dyn_cast<SRegOp>(result.getOwner()))
+      return sreg.getName().str();
+    return "<unnamed>";
+  }
+  auto arg = cast<BlockArgument>(value);
+  auto func = dyn_cast_or_null<FuncOp>(arg.getOwner()->getParentOp());
+  if (!func)
+    return "<unnamed>";
+  unsigned index = 0;
+  for (ArrayAttr list : {func.getRetParams(), func.getParams()})
+    for (auto param : list.getAsRange<ParamAttr>())
+      if (param.getSpace() == StateSpace::reg &&
+          index++ == arg.getArgNumber())
+        return param.getName().str();
+  return "<unnamed>";
+}
+
+static StringRef stripPercent(StringRef name) {
+  name.consume_front("%");
+  return name;
+}
+
+//===----------------------------------------------------------------------===//
+// ModuleOp
+//===----------------------------------------------------------------------===//
+
+void ModuleOp::build(OpBuilder &builder, OperationState &state, unsigned major,
+                     unsigned minor, ArrayRef<StringRef> targets,
+                     std::optional<unsigned> addressSize) {
+  state.addAttribute(getVersionMajorAttrName(state.name),
+                     builder.getUI32IntegerAttr(major));
+  state.addAttribute(getVersionMinorAttrName(state.name),
+                     builder.getUI32IntegerAttr(minor));
+  state.addAttribute(getTargetsAttrName(state.name),
+                     builder.getStrArrayAttr(targets));
+  if (addressSize)
+    state.addAttribute(getAddressSizeAttrName(state.name),
+                       builder.getUI32IntegerAttr(*addressSize));
+  state.addRegion()->emplaceBlock();
+}
+
+StringRef ModuleOp::getArch() {
+  return cast<StringAttr>(getTargets()[0]).getValue();
+}
+
+ParseResult ModuleOp::parse(OpAsmParser &parser, OperationState &result) {
+  Builder &builder = parser.getBuilder();
+  double version;
+  SMLoc versionLoc;
+  if (parser.parseKeyword("version") ||
+      parser.getCurrentLocation(&versionLoc) || parser.parseFloat(version))
+    return failure();
+  unsigned major = unsigned(version);
+  unsigned minor = unsigned(std::lround((version - major) * 10));
+  if (version < 0 || std::fabs(major + minor / 10.0 - version) > 1e-9)
+    return parser.emitError(versionLoc,
+                            "expected a version such as 8.7");
+  SmallVector<StringRef> targets;
+  if (parser.parseKeyword("target"))
+    return failure();
+  do {
+    StringRef target;
+    if (parser.parseKeyword(&target))
+      return failure();
+    targets.push_back(target);
+  } while (succeeded(parser.parseOptionalComma()));
+  std::optional<unsigned> addressSize;
+  if (succeeded(parser.parseOptionalKeyword("address_size"))) {
+    unsigned size;
+    if (parser.parseInteger(size))
+      return failure();
+    addressSize = size;
+  }
+  result.addAttribute("version_major", builder.getUI32IntegerAttr(major));
+  result.addAttribute("version_minor", builder.getUI32IntegerAttr(minor));
+  result.addAttribute("targets", builder.getStrArrayAttr(targets));
+  if (addressSize)
+    result.addAttribute("address_size",
+                        builder.getUI32IntegerAttr(*addressSize));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body))
+    return failure();
+  if (body->empty())
+    body->emplaceBlock();
+  return success();
+}
+
+void ModuleOp::print(OpAsmPrinter &printer) {
+  printer << " version " << getVersionMajor() << "." << getVersionMinor()
+          << " target ";
+  llvm::interleaveComma(getTargets().getAsValueRange<StringAttr>(), printer);
+  if (getAddressSize())
+    printer << " address_size " << *getAddressSize();
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getVersionMajorAttrName(), getVersionMinorAttrName(),
+                            getTargetsAttrName(), getAddressSizeAttrName()});
+  printer << " ";
+  printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
+}
+
+static bool isTargetOption(StringRef target) {
+  return target == "texmode_unified" || target == "texmode_independent" ||
+         target == "map_f64_to_f32" || target == "debug";
+}
+
+/// `sm_90a`, `sm_100f`, `compute_80`.
+static bool isArchName(StringRef target) {
+  if (!target.consume_front("sm_") && !target.consume_front("compute_"))
+    return false;
+  if (target.ends_with("a") || target.ends_with("f"))
+    target = target.drop_back();
+  unsigned number;
+  return !target.getAsInteger(10, number) && number >= 10;
+}
+
+LogicalResult ModuleOp::verify() {
+  if (getVersionMajor() < 1 || getVersionMajor() > 9 || getVersionMinor() > 9)
+    return emitOpError("PTX ISA version ")
+           << getVersionMajor() << "." << getVersionMinor()
+           << " is out of range: expected 1.0 to 9.9";
+  if (getTargets().empty())
+    return emitOpError("needs at least one target, such as sm_90a");
+  StringRef arch = getArch();
+  if (!isArchName(arch))
+    return emitOpError("first target must be an architecture such as sm_90a "
+                       "or compute_80, got '")
+           << arch << "'";
+  for (StringRef option :
+       llvm::drop_begin(getTargets().getAsValueRange<StringAttr>()))
+    if (!isTargetOption(option))
+      return emitOpError("unknown target option '")
+             << option
+             << "': expected texmode_unified, texmode_independent, "
+                "map_f64_to_f32 or debug";
+  if (getAddressSize() && *getAddressSize() != 32 && *getAddressSize() != 64)
+    return emitOpError("address_size must be 32 or 64, got ")
+           << *getAddressSize();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Symbol verification (ModuleOp::verifyRegions)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One level of PTX scoping: registers and variables declared in a block.
+using ScopeNames = llvm::StringMap<Operation *>;
+
+class SymbolVerifier {
+public:
+  explicit SymbolVerifier(ModuleOp module) : module(module) {}
+
+  LogicalResult run() {
+    if (failed(collectModuleSymbols()))
+      return failure();
+    for (Operation &op : *module.getBodyBlock()) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](FuncOp func) { return verifyFunction(func); })
+              .Case([&](VarOp var) { return verifyInitializer(var); })
+              .Case([&](AliasOp alias) { return verifyAlias(alias); })
+              .Case([&](SectionOp section) { return verifySection(section); })
+              .Default([](Operation *) { return success(); });
+      if (failed(result))
+        return failure();
+    }
+    return success();
+  }
+
+private:
+  LogicalResult collectModuleSymbols() {
+    for (Operation &op : *module.getBodyBlock()) {
+      if (auto section = dyn_cast<SectionOp>(op)) {
+        // Debug data refers to sections and the labels inside them.
+        moduleSymbols.try_emplace(section.getName(), &op);
+        for (auto label : section.getBody().getOps<LabelOp>())
+          if (failed(define(moduleSymbols, label.getSymName(), label)))
+            return failure();
+        continue;
+      }
+      StringRef name;
+      if (auto func = dyn_cast<FuncOp>(op))
+        name = func.getSymName();
+      else if (auto var = dyn_cast<VarOp>(op))
+        name = var.getSymName();
+      else
+        continue;
+      if (failed(define(moduleSymbols, name, &op)))
+        return failure();
+    }
+    return success();
+  }
+
+  /// Adds `name` to `names`. A function may be declared and then defined.
+  LogicalResult define(llvm::StringMap<Operation *> &names, StringRef name,
+                       Operation *op) {
+    auto [it, inserted] = names.try_emplace(name, op);
+    if (inserted)
+      return success();
+    auto previous = dyn_cast<FuncOp>(it->second);
+    auto current = dyn_cast<FuncOp>(op);
+    if (previous && current &&
+        (previous.isDeclaration() || current.isDeclaration())) {
+      if (previous.isDeclaration())
+        it->second = op;
+      return success();
+    }
+    InFlightDiagnostic diag = op->emitOpError("redefines '")
+                              << name << "'";
+    diag.attachNote(it->second->getLoc()) << "previous definition is here";
+    return diag;
+  }
+
+  LogicalResult verifyFunction(FuncOp func) {
+    if (func.isDeclaration())
+      return success();
+    functionNames.clear();
+    paramNames.clear();
+    for (ArrayAttr list : {func.getRetParams(), func.getParams()})
+      for (auto param : list.getAsRange<ParamAttr>())
+        paramNames.insert(param.getName().getValue());
+    // Labels and branch/call target lists are visible in the whole function.
+    WalkResult walk = func.walk([&](Operation *op) {
+      StringRef name;
+      if (auto label = dyn_cast<LabelOp>(op))
+        name = label.getSymName();
+      else if (auto targets = dyn_cast<BranchTargetsOp>(op))
+        name = targets.getSymName();
+      else if (auto targets = dyn_cast<CallTargetsOp>(op))
+        name = targets.getSymName();
+      else if (auto proto = dyn_cast<CallPrototypeOp>(op))
+        name = proto.getSymName();
+      else
+        return WalkResult::advance();
+      return failed(define(functionNames, name, op)) ? WalkResult::interrupt()
+                                                     : WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    scopes.clear();
+    return verifyBlock(func.getBody().front());
+  }
+
+  LogicalResult verifyBlock(Block &block) {
+    scopes.emplace_back();
+    llvm::scope_exit popScope([&] { scopes.pop_back(); });
+    for (Operation &op : block) {
+      LogicalResult result =
+          llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+              .Case([&](RegOp reg) {
+                for (unsigned i = 0, e = reg.getNumResults(); i < e; ++i)
+                  if (failed(declare(reg.getRegName(i), reg)))
+                    return failure();
+                return success();
+              })
+              .Case([&](VarOp var) {
+                if (failed(declare(var.getSymName(), var)))
+                  return failure();
+                return verifyInitializer(var);
+              })
+              .Case([&](InstOp inst) {
+                return verifyRefs(inst, inst.getPtxOperands().getValue());
+              })
+              .Case([&](ScopeOp scope) {
+                return verifyBlock(scope.getBody().front());
+              })
+              .Case([&](BranchTargetsOp targets) {
+                return verifyTargets(targets, targets.getTargets());
+              })
+              .Case([&](CallTargetsOp targets) {
+                return verifyTargets(targets, targets.getTargets());
+              })
+              .Case([&](LocOp loc) {
+                if (auto name = loc.getFunctionNameAttr())
+                  return resolve(loc, name.getValue());
+                return success();
+              })
+              .Default([](Operation *) { return success(); });
+      if (failed(result))
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult declare(StringRef name, Operation *op) {
+    auto [it, inserted] = scopes.back().try_emplace(name, op);
+    if (inserted)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError("declares '")
+                              << name << "' twice in the same scope";
+    diag.attachNote(it->second->getLoc()) << "previous declaration is here";
+    return diag;
+  }
+
+  LogicalResult resolve(Operation *user, StringRef name) {
+    if (functionNames.count(name) || paramNames.contains(name) ||
+        moduleSymbols.count(name) || name == "WARP_SZ")
+      return success();
+    for (ScopeNames &scope : scopes)
+      if (scope.count(name))
+        return success();
+    return user->emitOpError("refers to '")
+           << name
+           << "', which is not a label, variable, parameter or function in "
+              "scope";
+  }
+
+  LogicalResult verifyRefs(Operation *user, ArrayRef<Attribute> exprs) {
+    for (Attribute expr : exprs) {
+      WalkResult walk = expr.walk([&](FlatSymbolRefAttr symbol) {
+        return failed(resolve(user, symbol.getValue())) ? WalkResult::interrupt()
+                                                        : WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return failure();
+    }
+    return success();
+  }
+
+  LogicalResult verifyTargets(Operation *user, ArrayAttr targets) {
+    for (auto target : targets.getAsRange<FlatSymbolRefAttr>())
+      if (failed(resolve(user, target.getValue())))
+        return failure();
+    return success();
+  }
+
+  LogicalResult verifyInitializer(VarOp var) {
+    if (!var.getInitAttr())
+      return success();
+    return verifyRefs(var, var.getInitAttr());
+  }
+
+  LogicalResult verifyAlias(AliasOp alias) {
+    for (FlatSymbolRefAttr name : {alias.getAliasAttr(), alias.getAliaseeAttr()})
+      if (!isa_and_nonnull<FuncOp>(moduleSymbols.lookup(name.getValue())))
+        return alias.emitOpError("'")
+               << name.getValue() << "' is not a function of this module";
+    return success();
+  }
+
+  LogicalResult verifySection(SectionOp section) {
+    scopes.clear();
+    functionNames.clear();
+    paramNames.clear();
+    for (auto data : section.getBody().getOps<DataOp>())
+      if (failed(verifyRefs(data, data.getValues().getValue())))
+        return failure();
+    return success();
+  }
+
+  ModuleOp module;
+  llvm::StringMap<Operation *> moduleSymbols;
+  llvm::StringMap<Operation *> functionNames;
+  llvm::StringSet<> paramNames;
+  SmallVector<ScopeNames> scopes;
+};
+} // namespace
+
+LogicalResult ModuleOp::verifyRegions() {
+  return SymbolVerifier(*this).run();
+}
+
+//===----------------------------------------------------------------------===//
+// FuncOp
+//===----------------------------------------------------------------------===//
+
+static constexpr StringLiteral kEntryDirectives[] = {
+    "maxntid",         "reqntid",        "minnctapersm",
+    "maxnreg",         "reqnctapercluster", "explicitcluster",
+    "maxclusterrank",  "blocksareclusters"};
+static constexpr StringLiteral kFuncDirectives[] = {
+    "noreturn", "abi_preserve", "abi_preserve_control"};
+
+static bool isDirectiveName(StringRef name) {
+  return name == "pragma" || llvm::is_contained(kEntryDirectives, name) ||
+         llvm::is_contained(kFuncDirectives, name);
+}
+
+static ParseResult parseParamList(OpAsmParser &parser,
+                                  SmallVectorImpl<Attribute> &params) {
+  if (parser.parseLParen())
+    return failure();
+  if (succeeded(parser.parseOptionalRParen()))
+    return success();
+  if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+        ParamAttr param = parseParamBody(parser);
+        if (!param)
+          return failure();
+        params.push_back(param);
+        return success();
+      }))
+    return failure();
+  return parser.parseRParen();
+}
+
+static void printParamList(OpAsmPrinter &printer, ArrayAttr params) {
+  printer << "(";
+  llvm::interleaveComma(params.getAsRange<ParamAttr>(), printer,
+                        [&](ParamAttr p) { printParamBody(printer, p); });
+  printer << ")";
+}
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  Linkage linkage = Linkage::none;
+  StringRef word;
+  if (succeeded(parser.parseOptionalKeyword(&word,
+                                            {"visible", "extern", "weak"})))
+    linkage = *symbolizeLinkage(word);
+  SMLoc kindLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<FuncKind> kind = symbolizeFuncKind(word);
+  if (!kind)
+    return parser.emitError(kindLoc, "expected 'entry' or 'func'");
+  StringAttr name;
+  SmallVector<Attribute> params, retParams;
+  if (parser.parseSymbolName(name) || parseParamList(parser, params))
+    return failure();
+  if (succeeded(parser.parseOptionalArrow()) &&
+      parseParamList(parser, retParams))
+    return failure();
+  SmallVector<Attribute> directives;
+  SmallVector<StringRef> directiveNames = {"pragma"};
+  directiveNames.append(std::begin(kEntryDirectives),
+                        std::end(kEntryDirectives));
+  directiveNames.append(std::begin(kFuncDirectives), std::end(kFuncDirectives));
+  while (succeeded(parser.parseOptionalKeyword(&word, directiveNames))) {
+    DirectiveAttr directive = parseDirectiveBody(parser, word);
+    if (!directive)
+      return failure();
+    directives.push_back(directive);
+  }
+  result.addAttribute("sym_name", name);
+  result.addAttribute("kind", FuncKindAttr::get(ctx, *kind));
+  result.addAttribute("linkage", LinkageAttr::get(ctx, linkage));
+  result.addAttribute("params", ArrayAttr::get(ctx, params));
+  result.addAttribute("ret_params", ArrayAttr::get(ctx, retParams));
+  result.addAttribute("directives", ArrayAttr::get(ctx, directives));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  OptionalParseResult region = parser.parseOptionalRegion(*body);
+  if (region.has_value() && failed(*region))
+    return failure();
+  if (region.has_value() && body->empty())
+    body->emplaceBlock();
+  return success();
+}
+
+void FuncOp::print(OpAsmPrinter &printer) {
+  if (getLinkage() != Linkage::none)
+    printer << " " << stringifyLinkage(getLinkage());
+  printer << " " << stringifyFuncKind(getKind()) << " ";
+  printer.printSymbolName(getSymName());
+  printParamList(printer, getParams());
+  if (!getRetParams().empty()) {
+    printer << " -> ";
+    printParamList(printer, getRetParams());
+  }
+  for (auto directive : getDirectives().getAsRange<DirectiveAttr>()) {
+    printer << " ";
+    printDirectiveBody(printer, directive);
+  }
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getKindAttrName(), getLinkageAttrName(),
+       getParamsAttrName(), getRetParamsAttrName(), getDirectivesAttrName()});
+  if (!isDeclaration()) {
+    printer << " ";
+    printer.printRegion(getBody(), /*printEntryBlockArgs=*/true);
+  }
+}
+
+void FuncOp::getAsmBlockArgumentNames(Region &region,
+                                      OpAsmSetValueNameFn setNameFn) {
+  if (region.empty())
+    return;
+  for (BlockArgument arg : region.front().getArguments())
+    setNameFn(arg, stripPercent(getRegisterName(arg)));
+}
+
+Block *FuncOp::addEntryBlock() {
+  Block *block = new Block();
+  getBody().push_back(block);
+  for (ArrayAttr list : {getRetParams(), getParams()})
+    for (auto param : list.getAsRange<ParamAttr>()) {
+      if (param.getSpace() != StateSpace::reg)
+        continue;
+      Type type = param.getType() == ScalarType::pred
+                      ? Type(PredType::get(getContext()))
+                      : Type(RegType::get(getContext(), param.getType(),
+                                          param.getVecWidth()));
+      block->addArgument(type, getLoc());
+    }
+  return block;
+}
+
+static bool isPowerOf2OrZero(uint64_t value) {
+  return (value & (value - 1)) == 0;
+}
+
+static LogicalResult verifyParam(Operation *op, ParamAttr param,
+                                 bool isEntry) {
+  if (param.getSpace() != StateSpace::param &&
+      param.getSpace() != StateSpace::reg)
+    return op->emitOpError("parameter '")
+           << param.getName().getValue()
+           << "' must be in the .param or .reg state space, not ."
+           << spaceName(param.getSpace());
+  if (isEntry && param.getSpace() == StateSpace::reg)
+    return op->emitOpError("kernel parameter '")
+           << param.getName().getValue()
+           << "' must be .param: .entry takes no .reg parameters";
+  if (!isPowerOf2OrZero(param.getAlign()) ||
+      !isPowerOf2OrZero(param.getPtrAlign()))
+    return op->emitOpError("alignment of parameter '")
+           << param.getName().getValue() << "' must be a power of two";
+  if (param.getIsPtr() && (isEntry ? false : true))
+    return op->emitOpError("parameter '")
+           << param.getName().getValue()
+           << "' uses .ptr, which is allowed only on kernel parameters";
+  if (param.getVecWidth() != 1 && param.getVecWidth() != 2 &&
+      param.getVecWidth() != 4 && param.getVecWidth() != 8)
+    return op->emitOpError("parameter '")
+           << param.getName().getValue()
+           << "' has vector width " << param.getVecWidth()
+           << "; expected 1, 2, 4 or 8";
+  for (int64_t dim : param.getDims())
+    if (dim <= 0)
+      return op->emitOpError("parameter '")
+             << param.getName().getValue()
+             << "' needs positive array dimensions";
+  return success();
+}
+
+static LogicalResult verifyDirective(FuncOp func, DirectiveAttr directive) {
+  StringRef name = directive.getName().getValue();
+  ArrayAttr values = directive.getValues();
+  if (!isDirectiveName(name))
+    return func.emitOpError("unknown directive '.") << name << "'";
+  if (name == "pragma") {
+    if (values.empty() ||
+        !llvm::all_of(values, [](Attribute a) { return isa<StringAttr>(a); }))
+      return func.emitOpError(".pragma needs one or more strings");
+    return success();
+  }
+  bool entryOnly = llvm::is_contained(kEntryDirectives, name);
+  if (entryOnly && !func.isEntry())
+    return func.emitOpError(".") << name << " applies only to .entry kernels";
+  if (!entryOnly && func.isEntry())
+    return func.emitOpError(".") << name << " applies only to .func functions";
+  SmallVector<int64_t> numbers;
+  for (Attribute value : values) {
+    auto integer = dyn_cast<IntegerAttr>(value);
+    if (!integer)
+      return func.emitOpError(".") << name << " takes integers";
+    numbers.push_back(integer.getInt());
+  }
+  size_t minCount = 1, maxCount = 1;
+  if (name == "maxntid" || name == "reqntid" || name == "reqnctapercluster")
+    maxCount = 3;
+  else if (name == "explicitcluster" || name == "noreturn" ||
+           name == "blocksareclusters")
+    minCount = maxCount = 0;
+  if (numbers.size() < minCount || numbers.size() > maxCount) {
+    InFlightDiagnostic diag = func.emitOpError(".") << name << " takes ";
+    if (minCount == maxCount)
+      diag << minCount << (minCount == 1 ? " value" : " values");
+    else
+      diag << minCount << " to " << maxCount << " values";
+    return diag << ", got " << numbers.size();
+  }
+  int64_t product = 1;
+  for (int64_t number : numbers) {
+    bool abi = name.starts_with("abi_preserve");
+    if (abi ? number < 0 : number <= 0)
+      return func.emitOpError(".")
+             << name << " values must be " << (abi ? "non-negative" : "positive")
+             << ", got " << number;
+    product *= number;
+  }
+  if ((name == "maxntid" || name == "reqntid") && product > 1024)
+    return func.emitOpError(".")
+           << name << " asks for " << product
+           << " threads per CTA; the limit is 1024";
+  if (name == "maxnreg" && numbers[0] > 255)
+    return func.emitOpError(".maxnreg must be at most 255, got ")
+           << numbers[0];
+  return success();
+}
+
+LogicalResult FuncOp::verify() {
+  if (getLinkage() == Linkage::common)
+    return emitOpError(".common linkage applies only to variables");
+  if (isEntry() && !getRetParams().empty())
+    return emitOpError("a kernel (.entry) cannot have return parameters");
+  llvm::StringSet<> names;
+  SmallVector<Type> regTypes;
+  for (ArrayAttr list : {getRetParams(), getParams()})
+    for (auto param : list.getAsRange<ParamAttr>()) {
+      if (failed(verifyParam(*this, param, isEntry())))
+        return failure();
+      if (!names.insert(param.getName().getValue()).second)
+        return emitOpError("has two parameters named '")
+               << param.getName().getValue() << "'";
+      if (param.getSpace() == StateSpace::reg)
+        regTypes.push_back(
+            param.getType() == ScalarType::pred
+                ? Type(PredType::get(getContext()))
+                : Type(RegType::get(getContext(), param.getType(),
+                                    param.getVecWidth())));
+    }
+  llvm::StringSet<> seenDirectives;
+  for (auto directive : getDirectives().getAsRange<DirectiveAttr>()) {
+    if (failed(verifyDirective(*this, directive)))
+      return failure();
+    StringRef name = directive.getName().getValue();
+    if (name != "pragma" && !seenDirectives.insert(name).second)
+      return emitOpError("repeats .") << name;
+  }
+  if (isDeclaration())
+    return success();
+  Block &entry = getBody().front();
+  if (entry.getNumArguments() != regTypes.size())
+    return emitOpError("body has ")
+           << entry.getNumArguments()
+           << " block arguments, but the function has " << regTypes.size()
+           << " .reg parameters";
+  for (auto [arg, type] : llvm::zip(entry.getArguments(), regTypes))
+    if (arg.getType() != type)
+      return emitOpError("block argument #")
+             << arg.getArgNumber() << " has type " << arg.getType()
+             << ", but its .reg parameter has type " << type;
+  if (!getBody().hasOneBlock())
+    return emitOpError("body must be a single block");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// RegOp
+//===----------------------------------------------------------------------===//
+
+ParseResult RegOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  Type type;
+  if (parseShortType(parser, type))
+    return failure();
+  SmallVector<Attribute> names;
+  SmallVector<int64_t> counts;
+  do {
+    std::string name;
+    if (parser.parseString(&name))
+      return failure();
+    int64_t count = 0;
+    if (succeeded(parser.parseOptionalLess()) &&
+        (parser.parseInteger(count) || parser.parseGreater()))
+      return failure();
+    names.push_back(StringAttr::get(ctx, name));
+    counts.push_back(count);
+  } while (succeeded(parser.parseOptionalComma()));
+  result.addAttribute("type", TypeAttr::get(type));
+  result.addAttribute("names", ArrayAttr::get(ctx, names));
+  result.addAttribute("counts", DenseI64ArrayAttr::get(ctx, counts));
+  if (parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  int64_t total = 0;
+  for (int64_t count : counts)
+    total += count ? count : 1;
+  result.addTypes(SmallVector<Type>(total, type));
+  return success();
+}
+
+void RegOp::print(OpAsmPrinter &printer) {
+  printer << " " << shortTypeName(getType()) << " ";
+  llvm::interleaveComma(llvm::zip(getNames().getAsValueRange<StringAttr>(),
+                                  getCounts()),
+                        printer, [&](auto pair) {
+                          printer.printString(std::get<0>(pair));
+                          if (std::get<1>(pair))
+                            printer << "<" << std::get<1>(pair) << ">";
+                        });
+  printer.printOptionalAttrDict((*this)->getAttrs(),
+                                {getTypeAttrName(), getNamesAttrName(),
+                                 getCountsAttrName()});
+}
+
+std::string RegOp::getRegName(unsigned index) {
+  for (auto [name, count] :
+       llvm::zip(getNames().getAsValueRange<StringAttr>(), getCounts())) {
+    if (count == 0) {
+      if (index == 0)
+        return name.str();
+      --index;
+      continue;
+    }
+    if (index < count)
+      return (name + Twine(index)).str();
+    index -= count;
+  }
+  return "<unnamed>";
+}
+
+void RegOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  for (unsigned i = 0, e = getNumResults(); i < e; ++i)
+    setNameFn(getResult(i), stripPercent(getRegName(i)));
+}
+
+/// PTX identifiers: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+static bool isPTXIdentifier(StringRef name) {
+  if (name.empty())
+    return false;
+  auto isBody = [](char c) { return llvm::isAlnum(c) || c == '_' || c == '$'; };
+  char first = name.front();
+  if (llvm::isAlpha(first))
+    return llvm::all_of(name.drop_front(), isBody);
+  if (first != '_' && first != '$' && first != '%')
+    return false;
+  return name.size() > 1 && llvm::all_of(name.drop_front(), isBody);
+}
+
+LogicalResult RegOp::verify() {
+  Type type = getType();
+  if (!isa<RegType, PredType>(type))
+    return emitOpError("declares registers of type ")
+           << type << "; expected !pyptx.reg<...> or !pyptx.pred";
+  if (getNames().size() != getCounts().size())
+    return emitOpError("has ") << getNames().size() << " names but "
+                               << getCounts().size() << " counts";
+  if (getNames().empty())
+    return emitOpError("declares no registers");
+  int64_t total = 0;
+  for (auto [name, count] :
+       llvm::zip(getNames().getAsValueRange<StringAttr>(), getCounts())) {
+    if (!isPTXIdentifier(name))
+      return emitOpError("'") << name << "' is not a valid PTX register name";
+    if (count < 0)
+      return emitOpError("register range '")
+             << name << "<" << count << ">' has a negative count";
+    total += count ? count : 1;
+  }
+  if (total != getNumResults())
+    return emitOpError("declares ")
+           << total << " registers but has " << getNumResults() << " results";
+  for (Type resultType : getResultTypes())
+    if (resultType != type)
+      return emitOpError("result type ")
+             << resultType << " differs from the declared type " << type;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SRegOp
+//===----------------------------------------------------------------------===//
+
+/// Bit width of a special register, or 0 if `name` is not one.
+static unsigned specialRegisterWidth(StringRef name) {
+  if (!name.consume_front("%"))
+    return 0;
+  auto [base, component] = name.split('.');
+  bool hasComponent = name.contains('.');
+  if (hasComponent) {
+    if (component != "x" && component != "y" && component != "z")
+      return 0;
+    if (llvm::is_contained({"tid", "ntid", "ctaid", "nctaid", "clusterid",
+                            "nclusterid", "cluster_ctaid", "cluster_nctaid"},
+                           base))
+      return 32;
+    return 0;
+  }
+  if (llvm::is_contained(
+          {"laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq",
+           "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock",
+           "clock_hi", "globaltimer_lo", "globaltimer_hi", "total_smem_size",
+           "aggr_smem_size", "dynamic_smem_size", "reserved_smem_offset_begin",
+           "reserved_smem_offset_end", "reserved_smem_offset_cap",
+           "cluster_ctarank", "cluster_nctarank"},
+          base))
+    return 32;
+  if (llvm::is_contained({"gridid", "clock64", "globaltimer",
+                          "current_graph_exec"},
+                         base))
+    return 64;
+  if (base == "is_explicit_cluster")
+    return 1;
+  unsigned index;
+  StringRef rest = base;
+  if (rest.consume_front("envreg"))
+    return !rest.getAsInteger(10, index) && index < 32 ? 32 : 0;
+  if (rest.consume_front("reserved_smem_offset_"))
+    return !rest.getAsInteger(10, index) && index < 2 ? 32 : 0;
+  if (rest.consume_front("pm")) {
+    bool wide = rest.consume_back("_64");
+    if (rest.getAsInteger(10, index) || index > 7)
+      return 0;
+    return wide ? 64 : 32;
+  }
+  return 0;
+}
+
+LogicalResult SRegOp::verify() {
+  unsigned width = specialRegisterWidth(getName());
+  if (!width)
+    return emitOpError("'") << getName() << "' is not a PTX special register";
+  Type type = getResult().getType();
+  unsigned typeWidth = 1;
+  if (auto reg = dyn_cast<RegType>(type))
+    typeWidth = getBitWidth(reg.getType()) * reg.getVecWidth();
+  if (typeWidth != width)
+    return emitOpError("'") << getName() << "' is a " << width
+                            << "-bit register, but the value has type "
+                            << shortTypeName(type);
+  return success();
+}
+
+void SRegOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), stripPercent(getName()));
+}
+
+//===----------------------------------------------------------------------===//
+// VarOp
+//===----------------------------------------------------------------------===//
+
+ParseResult VarOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  Builder &builder = parser.getBuilder();
+  Linkage linkage = Linkage::none;
+  StringRef word;
+  if (succeeded(parser.parseOptionalKeyword(
+          &word, {"visible", "extern", "weak", "common"})))
+    linkage = *symbolizeLinkage(word);
+  SMLoc spaceLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<StateSpace> space = symbolizeStateSpace(word);
+  if (!space)
+    return parser.emitError(spaceLoc, "unknown state space '") << word << "'";
+  unsigned align = 0;
+  if (succeeded(parser.parseOptionalKeyword("align")) &&
+      parser.parseInteger(align))
+    return failure();
+  SMLoc typeLoc = parser.getCurrentLocation();
+  if (parser.parseKeyword(&word))
+    return failure();
+  ScalarType scalar = ScalarType::pred;
+  unsigned vecWidth = 1;
+  if (word != "pred") {
+    auto reg = dyn_cast_or_null<RegType>(parseShortTypeName(ctx, word));
+    if (!reg)
+      return parser.emitError(typeLoc, "unknown PTX type '") << word << "'";
+    scalar = reg.getType();
+    vecWidth = reg.getVecWidth();
+  }
+  StringAttr name;
+  if (parser.parseSymbolName(name))
+    return failure();
+  SmallVector<int64_t> dims;
+  while (succeeded(parser.parseOptionalLSquare())) {
+    int64_t dim = -1;
+    if (failed(parser.parseOptionalRSquare())) {
+      if (parser.parseInteger(dim) || parser.parseRSquare())
+        return failure();
+    }
+    dims.push_back(dim);
+  }
+  result.addAttribute("sym_name", name);
+  result.addAttribute("space", StateSpaceAttr::get(ctx, *space));
+  result.addAttribute("linkage", LinkageAttr::get(ctx, linkage));
+  result.addAttribute("align", builder.getUI32IntegerAttr(align));
+  result.addAttribute("type", ScalarTypeAttr::get(ctx, scalar));
+  result.addAttribute("vec_width", builder.getUI32IntegerAttr(vecWidth));
+  result.addAttribute("dims", DenseI64ArrayAttr::get(ctx, dims));
+  if (succeeded(parser.parseOptionalEqual())) {
+    Attribute init;
+    if (ExprParser(parser, nullptr).parseExpr(init))
+      return failure();
+    result.addAttribute("init", init);
+  }
+  return parser.parseOptionalAttrDictWithKeyword(result.attributes);
+}
+
+void VarOp::print(OpAsmPrinter &printer) {
+  if (getLinkage() != Linkage::none)
+    printer << " " << stringifyLinkage(getLinkage());
+  printer << " " << spaceName(getSpace());
+  if (getAlign())
+    printer << " align " << getAlign();
+  printer << " ";
+  if (getVecWidth() > 1)
+    printer << "v" << getVecWidth() << ".";
+  printer << stringifyScalarType(getType()) << " ";
+  printer.printSymbolName(getSymName());
+  for (int64_t dim : getDims()) {
+    printer << "[";
+    if (dim >= 0)
+      printer << dim;
+    printer << "]";
+  }
+  if (Attribute init = getInitAttr()) {
+    printer << " = ";
+    printExpr(printer, init, getOperation()->getOperands());
+  }
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getSpaceAttrName(), getLinkageAttrName(),
+       getAlignAttrName(), getTypeAttrName(), getVecWidthAttrName(),
+       getDimsAttrName(), getInitAttrName()});
+}
+
+LogicalResult VarOp::verify() {
+  StateSpace space = getSpace();
+  if (space == StateSpace::reg || space == StateSpace::sreg)
+    return emitOpError("variables live in .global, .shared, .const, .local, "
+                       ".param or .tex; registers are declared with "
+                       "pyptx.reg");
+  bool atModule = isa<ModuleOp>((*this)->getParentOp());
+  if (space == StateSpace::param && atModule)
+    return emitOpError(".param variables are allowed only inside functions");
+  if (getLinkage() == Linkage::common && space != StateSpace::global)
+    return emitOpError(".common linkage applies only to .global variables");
+  if (getLinkage() != Linkage::none && !atModule)
+    return emitOpError("linkage .")
+           << stringifyLinkage(getLinkage())
+           << " is allowed only on module-level variables";
+  if (!isPowerOf2OrZero(getAlign()))
+    return emitOpError("alignment must be a power of two, got ") << getAlign();
+  unsigned vec = getVecWidth();
+  if (vec != 1 && vec != 2 && vec != 4 && vec != 8)
+    return emitOpError("vector width must be 1, 2, 4 or 8, got ") << vec;
+  ArrayRef<int64_t> dims = getDims();
+  for (auto [i, dim] : llvm::enumerate(dims)) {
+    if (dim == -1 && i != 0)
+      return emitOpError("only the first array dimension may be unsized");
+    if (dim == 0 || dim < -1)
+      return emitOpError("array dimension ") << dim << " must be positive";
+  }
+  if (!dims.empty() && dims.front() == -1 && !getInitAttr() &&
+      getLinkage() != Linkage::extern_)
+    return emitOpError("an unsized array needs an initializer or .extern");
+  if (getInitAttr()) {
+    if (space != StateSpace::global && space != StateSpace::const_)
+      return emitOpError("only .global and .const variables can have an "
+                         "initializer, not .")
+             << spaceName(space);
+    if (getLinkage() == Linkage::extern_)
+      return emitOpError("an .extern variable cannot have an initializer");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// InstOp
+//===----------------------------------------------------------------------===//
+
+std::string InstOp::getOpcode() {
+  std::string opcode = getMnemonic().str();
+  for (StringRef modifier : getModifiers().getAsValueRange<StringAttr>())
+    opcode += ("." + modifier).str();
+  return opcode;
+}
+
+ParseResult InstOp::parse(OpAsmParser &parser, OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  OpAsmParser::UnresolvedOperand guard;
+  bool hasGuard = false;
+  if (succeeded(parser.parseOptionalKeyword("if"))) {
+    hasGuard = true;
+    if (succeeded(parser.parseOptionalKeyword("not")))
+      result.addAttribute("guard_negated", UnitAttr::get(ctx));
+    if (parser.parseOperand(guard))
+      return failure();
+  }
+  SMLoc opcodeLoc = parser.getCurrentLocation();
+  std::string opcode;
+  if (parser.parseKeywordOrString(&opcode))
+    return failure();
+  SmallVector<StringRef> parts;
+  StringRef(opcode).split(parts, '.');
+  if (parts.front().empty() || llvm::any_of(parts, [](StringRef part) {
+        return part.empty();
+      }))
+    return parser.emitError(opcodeLoc, "malformed opcode '") << opcode << "'";
+  result.addAttribute("mnemonic", StringAttr::get(ctx, parts.front()));
+  result.addAttribute("modifiers",
+                      parser.getBuilder().getStrArrayAttr(
+                          ArrayRef(parts).drop_front()));
+
+  SmallVector<OpAsmParser::UnresolvedOperand> registers;
+  SmallVector<Attribute> operands;
+  if (succeeded(parser.parseOptionalLParen())) {
+    ExprParser exprParser(parser, &registers);
+    if (exprParser.parseList(operands, &OpAsmParser::parseOptionalRParen))
+      return failure();
+  }
+  result.addAttribute("ptx_operands", ArrayAttr::get(ctx, operands));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+
+  SmallVector<Type> types;
+  SMLoc typesLoc = parser.getCurrentLocation();
+  if (succeeded(parser.parseOptionalColon())) {
+    do {
+      Type type;
+      if (parseShortType(parser, type))
+        return failure();
+      types.push_back(type);
+    } while (succeeded(parser.parseOptionalComma()));
+  }
+  if (types.size() != registers.size())
+    return parser.emitError(typesLoc, "instruction has ")
+           << registers.size() << " register operands but " << types.size()
+           << " types after ':'";
+  if (hasGuard &&
+      parser.resolveOperand(guard, PredType::get(ctx), result.operands))
+    return failure();
+  if (parser.resolveOperands(registers, types, opcodeLoc, result.operands))
+    return failure();
+  result.addAttribute(
+      "operandSegmentSizes",
+      parser.getBuilder().getDenseI32ArrayAttr(
+          {hasGuard ? 1 : 0, static_cast<int32_t>(registers.size())}));
+  return success();
+}
+
+void InstOp::print(OpAsmPrinter &printer) {
+  if (getGuard()) {
+    printer << " if ";
+    if (getGuardNegated())
+      printer << "not ";
+    printer.printOperand(getGuard());
+  }
+  printer << " ";
+  std::string opcode = getOpcode();
+  // Opcodes with `::` (e.g. `shared::cluster`) are not bare identifiers.
+  if (StringRef(opcode).contains(':'))
+    printer.printString(opcode);
+  else
+    printer << opcode;
+  if (!getPtxOperands().empty()) {
+    printer << " (";
+    printExprList(printer, getPtxOperands().getValue(), getArgs());
+    printer << ")";
+  }
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {getGuardNegatedAttrName(), getMnemonicAttrName(), getModifiersAttrName(),
+       getPtxOperandsAttrName(), getOperandSegmentSizesAttrName()});
+  if (!getArgs().empty()) {
+    printer << " : ";
+    llvm::interleaveComma(getArgs().getTypes(), printer,
+                          [&](Type type) { printer << shortTypeName(type); });
+  }
+}
+
+namespace {
+/// Checks that an instruction's operand attributes and SSA operands agree.
+class OperandFormChecker {
+public:
+  explicit OperandFormChecker(InstOp inst) : inst(inst) {}
+
+  LogicalResult check() {
+    for (Attribute expr : inst.getPtxOperands())
+      if (failed(checkExpr(expr)))
+        return failure();
+    if (nextIndex != inst.getArgs().size())
+      return inst.emitOpError("register operand #")
+             << nextIndex << " is not referenced by any PTX operand";
+    return success();
+  }
+
+private:
+  LogicalResult checkExpr(Attribute expr) {
+    return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
+        .Case([&](RegRefAttr ref) { return checkRef(ref); })
+        .Case<ImmAttr, FloatImmAttr, FlatSymbolRefAttr, SinkAttr>(
+            [](Attribute) { return success(); })
+        .Case([&](BinaryAttr binary) -> LogicalResult {
+          if (failed(checkExpr(binary.getLhs())) ||
+              failed(checkExpr(binary.getRhs())))
+            return failure();
+          if (binary.getOp() == '|' &&
+              (!isPredRef(binary.getLhs()) || !isPredRef(binary.getRhs())))
+            return inst.emitOpError(
+                "'|' joins two predicate registers (as in %p|%q)");
+          return success();
+        })
+        .Case([&](NotAttr negation) -> LogicalResult {
+          if (failed(checkExpr(negation.getOperand())))
+            return failure();
+          if (!isPredRef(negation.getOperand()))
+            return inst.emitOpError("'!' negates a predicate register only");
+          return success();
+        })
+        .Case<AddrAttr, VectorAttr, ParenAttr>([&](auto list) {
+          return checkList(list.getElements());
+        })
+        .Case([&](FuncExprAttr func) { return checkList(func.getArgs()); })
+        .Default([&](Attribute other) {
+          return inst.emitOpError("operand ")
+                 << other << " is not a PTX operand form";
+        });
+  }
+
+  LogicalResult checkList(ArrayRef<Attribute> elements) {
+    for (Attribute element : elements)
+      if (failed(checkExpr(element)))
+        return failure();
+    return success();
+  }
+
+  bool isPredRef(Attribute expr) {
+    auto ref = dyn_cast<RegRefAttr>(expr);
+    return ref && ref.getIndex() < inst.getArgs().size() &&
+           isa<PredType>(inst.getArgs()[ref.getIndex()].getType());
+  }
+
+  LogicalResult checkRef(RegRefAttr ref) {
+    unsigned count = inst.getArgs().size();
+    if (ref.getIndex() >= count)
+      return inst.emitOpError("PTX operand refers to register operand #")
+             << ref.getIndex() << ", but the instruction has " << count;
+    if (ref.getIndex() != nextIndex)
+      return inst.emitOpError("register operands must be listed in the order "
+                              "they appear: expected #")
+             << nextIndex << ", found #" << ref.getIndex();
+    ++nextIndex;
+    if (ref.getComponent().empty())
+      return success();
+    Value value = inst.getArgs()[ref.getIndex()];
+    auto reg = dyn_cast<RegType>(value.getType());
+    static constexpr StringLiteral kComponents[] = {"x", "y", "z", "w",
+                                                   "r", "g", "b", "a"};
+    const auto *it = llvm::find(kComponents, ref.getComponent());
+    unsigned lane = (it - std::begin(kComponents)) % 4;
+    if (!reg || reg.getVecWidth() == 1)
+      return inst.emitOpError("component .")
+             << ref.getComponent() << " of '" << getRegisterName(value)
+             << "', which is not a vector register";
+    if (it == std::end(kComponents) || lane >= reg.getVecWidth())
+      return inst.emitOpError("'")
+             << getRegisterName(value) << "' has no component ."
+             << ref.getComponent();
+    return success();
+  }
+
+  InstOp inst;
+  unsigned nextIndex = 0;
+};
+} // namespace
+
+LogicalResult InstOp::verify() {
+  if (!isPTXIdentifier(getMnemonic()) || getMnemonic().starts_with("%"))
+    return emitOpError("'") << getMnemonic() << "' is not a PTX mnemonic";
+  for (StringRef modifier : getModifiers().getAsValueRange<StringAttr>())
+    if (modifier.empty())
+      return emitOpError("has an empty modifier");
+  if (getGuardNegated() && !getGuard())
+    return emitOpError("is negated but has no guard predicate");
+  Region *here = (*this)->getParentRegion();
+  for (Value value : getOperands())
+    if (!value.getParentRegion()->isAncestor(here))
+      return emitOpError("uses register '")
+             << getRegisterName(value)
+             << "' outside the scope that declares it";
+  return OperandFormChecker(*this).check();
+}
+
+//===----------------------------------------------------------------------===//
+// Other directives
+//===----------------------------------------------------------------------===//
+
+LogicalResult PragmaOp::verify() {
+  if (getValues().empty())
+    return emitOpError("needs one or more strings");
+  return success();
+}
+
+LogicalResult FileOp::verify() {
+  if (getPath().empty())
+    return emitOpError("needs a file name");
+  if (getTimestamp().has_value() != getSize().has_value())
+    return emitOpError("takes a timestamp and a size together, or neither");
+  return success();
+}
+
+LogicalResult LocOp::verify() {
+  if (auto inlinedAt = getInlinedAt(); inlinedAt && inlinedAt->size() != 3)
+    return emitOpError("inlined_at takes a file, a line and a column, got ")
+           << inlinedAt->size() << " values";
+  if (getInlinedAt() && !getFunctionName())
+    return emitOpError("inlined_at needs a function_name");
+  return success();
+}
+
+ParseResult DataOp::parse(OpAsmParser &parser, OperationState &result) {
+  SMLoc typeLoc = parser.getCurrentLocation();
+  StringRef word;
+  if (parser.parseKeyword(&word))
+    return failure();
+  std::optional<ScalarType> type = symbolizeScalarType(word);
+  if (!type)
+    return parser.emitError(typeLoc, "unknown PTX type '") << word << "'";
+  SmallVector<Attribute> values;
+  ExprParser exprParser(parser, nullptr);
+  do {
+    Attribute value;
+    if (exprParser.parseExpr(value))
+      return failure();
+    values.push_back(value);
+  } while (succeeded(parser.parseOptionalComma()));
+  result.addAttribute("type",
+                      ScalarTypeAttr::get(parser.getContext(), *type));
+  result.addAttribute("values", ArrayAttr::get(parser.getContext(), values));
+  return parser.parseOptionalAttrDictWithKeyword(result.attributes);
+}
+
+void DataOp::print(OpAsmPrinter &printer) {
+  printer << " " << stringifyScalarType(getType()) << " ";
+  printExprList(printer, getValues().getValue(),
+                getOperation()->getOperands());
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getTypeAttrName(), getValuesAttrName()});
+}
+
+LogicalResult DataOp::verify() {
+  if (getValues().empty())
+    return emitOpError("needs at least one value");
+  switch (getType()) {
+  case ScalarType::b8:
+  case ScalarType::b16:
+  case ScalarType::b32:
+  case ScalarType::b64:
+  case ScalarType::u8:
+  case ScalarType::u16:
+  case ScalarType::u32:
+  case ScalarType::u64:
+  case ScalarType::s8:
+  case ScalarType::s16:
+  case ScalarType::s32:
+  case ScalarType::s64:
+    return success();
+  default:
+    return emitOpError("section data must have an integer type (.b8 to "
+                       ".b64, .u*, .s*), not .")
+           << stringifyScalarType(getType());
+  }
+}
+
+ParseResult CallPrototypeOp::parse(OpAsmParser &parser,
+                                   OperationState &result) {
+  MLIRContext *ctx = parser.getContext();
+  StringAttr name;
+  SmallVector<Attribute> params, retParams;
+  if (parser.parseSymbolName(name) || parseParamList(parser, params))
+    return failure();
+  if (succeeded(parser.parseOptionalArrow()) &&
+      parseParamList(parser, retParams))
+    return failure();
+  if (succeeded(parser.parseOptionalKeyword("noreturn")))
+    result.addAttribute("noreturn", UnitAttr::get(ctx));
+  result.addAttribute("sym_name", name);
+  result.addAttribute("params", ArrayAttr::get(ctx, params));
+  result.addAttribute("ret_params", ArrayAttr::get(ctx, retParams));
+  return parser.parseOptionalAttrDictWithKeyword(result.attributes);
+}
+
+void CallPrototypeOp::print(OpAsmPrinter &printer) {
+  printer << " ";
+  printer.printSymbolName(getSymName());
+  printParamList(printer, getParams());
+  if (!getRetParams().empty()) {
+    printer << " -> ";
+    printParamList(printer, getRetParams());
+  }
+  if (getNoreturn())
+    printer << " noreturn";
+  printer.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(), {getSymNameAttrName(), getParamsAttrName(),
+                            getRetParamsAttrName(), getNoreturnAttrName()});
+}
+
+#define GET_OP_CLASSES
+#include "pyptx/Dialect/PTX/IR/PTXOps.cpp.inc"
