@@ -66,7 +66,7 @@ TEST_F(DialectTest, RegisterNamesFollowDeclarators) {
   auto reg = RegOp::create(builder, loc, SmallVector<Type>(4, b32),
                            TypeAttr::get(b32),
                            builder.getStrArrayAttr({"%r", "%x"}),
-                           builder.getDenseI64ArrayAttr({3, 0}));
+                           builder.getDenseI64ArrayAttr({3, -1}));
   EXPECT_EQ(reg.getRegName(0), "%r0");
   EXPECT_EQ(reg.getRegName(2), "%r2");
   EXPECT_EQ(reg.getRegName(3), "%x");

@@ -182,7 +182,7 @@ private:
               os,
               [&](auto pair) {
                 os << std::get<0>(pair);
-                if (std::get<1>(pair))
+                if (std::get<1>(pair) >= 0)
                   os << "<" << std::get<1>(pair) << ">";
               },
               ", ");

@@ -288,9 +288,14 @@ Attribute ImmAttr::parse(AsmParser &parser, Type) {
           &word, {"dec", "hex", "HEX", "oct", "bin"})))
     format = *symbolizeIntFormat(word);
   bool unsignedSuffix = succeeded(parser.parseOptionalKeyword("U"));
+  unsigned digits = 0;
+  if (succeeded(parser.parseOptionalKeyword("digits")) &&
+      parser.parseInteger(digits))
+    return {};
   if (parser.parseGreater())
     return {};
-  return ImmAttr::get(parser.getContext(), value, format, unsignedSuffix);
+  return ImmAttr::get(parser.getContext(), value, format, unsignedSuffix,
+                      digits);
 }
 
 void ImmAttr::print(AsmPrinter &printer) const {
@@ -299,6 +304,8 @@ void ImmAttr::print(AsmPrinter &printer) const {
     printer << " " << stringifyIntFormat(getFormat());
   if (getUnsignedSuffix())
     printer << " U";
+  if (getDigits())
+    printer << " digits " << getDigits();
   printer << ">";
 }
 

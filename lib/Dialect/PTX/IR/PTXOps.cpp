@@ -214,20 +214,25 @@ private:
                                  lowerDigits);
       return success();
     }
-    // An integer in a given radix: hex(0x1F), oct(8), dec(7, U).
+    // An integer in a given radix: hex(0x1F), oct(8), dec(7, U),
+    // hex(0x10001, digits 8).
     int64_t value;
     if (parser.parseInteger(value))
       return failure();
     bool unsignedSuffix = false;
-    if (succeeded(parser.parseOptionalComma())) {
-      if (parser.parseKeyword("U"))
+    unsigned digits = 0;
+    while (succeeded(parser.parseOptionalComma())) {
+      if (succeeded(parser.parseOptionalKeyword("U"))) {
+        unsignedSuffix = true;
+        continue;
+      }
+      if (parser.parseKeyword("digits") || parser.parseInteger(digits))
         return failure();
-      unsignedSuffix = true;
     }
     if (parser.parseRParen())
       return failure();
     result = ImmAttr::get(ctx, value, *symbolizeIntFormat(word),
-                          unsignedSuffix);
+                          unsignedSuffix, digits);
     return success();
   }
 
@@ -265,7 +270,8 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
         printer << ", " << ref.getComponent() << ")";
       })
       .Case([&](ImmAttr imm) {
-        if (imm.getFormat() == IntFormat::dec && !imm.getUnsignedSuffix()) {
+        if (imm.getFormat() == IntFormat::dec && !imm.getUnsignedSuffix() &&
+            !imm.getDigits()) {
           printer << imm.getValue();
           return;
         }
@@ -277,6 +283,8 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
           printer << imm.getValue();
         if (imm.getUnsignedSuffix())
           printer << ", U";
+        if (imm.getDigits())
+          printer << ", digits " << imm.getDigits();
         printer << ")";
       })
       .Case([&](FloatImmAttr imm) {
@@ -323,6 +331,42 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
         printer << ")";
       })
       .Default([&](Attribute other) { printer.printAttribute(other); });
+}
+
+/// Initializers and section data are constant expressions: integers,
+/// floats, symbols, `+`/`-`, braces and `generic(...)`/`mask(...)`.
+static LogicalResult verifyConstantExpr(Operation *op, Attribute expr) {
+  return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
+      .Case<ImmAttr, FloatImmAttr, FlatSymbolRefAttr>(
+          [](Attribute) { return success(); })
+      .Case([&](BinaryAttr binary) -> LogicalResult {
+        if (binary.getOp() == '|')
+          return op->emitOpError("'|' cannot appear in a constant expression");
+        if (failed(verifyConstantExpr(op, binary.getLhs())))
+          return failure();
+        return verifyConstantExpr(op, binary.getRhs());
+      })
+      .Case([&](VectorAttr vec) -> LogicalResult {
+        for (Attribute element : vec.getElements())
+          if (failed(verifyConstantExpr(op, element)))
+            return failure();
+        return success();
+      })
+      .Case([&](FuncExprAttr func) -> LogicalResult {
+        if (func.getName() != "generic" && func.getName() != "mask")
+          return op->emitOpError("unknown operator '")
+                 << func.getName().getValue()
+                 << "': expected generic(...) or mask(...)";
+        for (Attribute arg : func.getArgs())
+          if (failed(verifyConstantExpr(op, arg)))
+            return failure();
+        return success();
+      })
+      .Default([&](Attribute other) {
+        return op->emitOpError("expected a constant (integer, float, symbol, "
+                               "{...}, generic(...) or mask(...)), got ")
+               << other;
+      });
 }
 
 //===----------------------------------------------------------------------===//
@@ -387,7 +431,8 @@ ParseResult ModuleOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   unsigned major = unsigned(version);
   unsigned minor = unsigned(std::lround((version - major) * 10));
-  if (version < 0 || std::fabs(major + minor / 10.0 - version) > 1e-9)
+  if (version < 0 || minor > 9 ||
+      std::fabs(major + minor / 10.0 - version) > 1e-9)
     return parser.emitError(versionLoc,
                             "expected a version such as 8.7");
   SmallVector<StringRef> targets;
@@ -575,7 +620,10 @@ private:
     if (walk.wasInterrupted())
       return failure();
     scopes.clear();
-    return verifyBlock(func.getBody().front());
+    LogicalResult result = verifyBlock(func.getBody().front());
+    functionNames.clear();
+    paramNames.clear();
+    return result;
   }
 
   LogicalResult verifyBlock(Block &block) {
@@ -915,7 +963,9 @@ static LogicalResult verifyDirective(FuncOp func, DirectiveAttr directive) {
       return func.emitOpError(".")
              << name << " values must be " << (abi ? "non-negative" : "positive")
              << ", got " << number;
-    product *= number;
+    // Saturate: the limits checked below are far smaller.
+    product = std::min<int64_t>(product * std::min<int64_t>(number, 1 << 20),
+                                int64_t(1) << 40);
   }
   if ((name == "maxntid" || name == "reqntid") && product > 1024)
     return func.emitOpError(".")
@@ -989,10 +1039,15 @@ ParseResult RegOp::parse(OpAsmParser &parser, OperationState &result) {
     std::string name;
     if (parser.parseString(&name))
       return failure();
-    int64_t count = 0;
-    if (succeeded(parser.parseOptionalLess()) &&
-        (parser.parseInteger(count) || parser.parseGreater()))
-      return failure();
+    int64_t count = -1;
+    if (succeeded(parser.parseOptionalLess())) {
+      SMLoc countLoc = parser.getCurrentLocation();
+      if (parser.parseInteger(count) || parser.parseGreater())
+        return failure();
+      if (count < 0)
+        return parser.emitError(countLoc, "register range '")
+               << name << "<" << count << ">' has a negative count";
+    }
     names.push_back(StringAttr::get(ctx, name));
     counts.push_back(count);
   } while (succeeded(parser.parseOptionalComma()));
@@ -1003,7 +1058,7 @@ ParseResult RegOp::parse(OpAsmParser &parser, OperationState &result) {
     return failure();
   int64_t total = 0;
   for (int64_t count : counts)
-    total += count ? count : 1;
+    total += count < 0 ? 1 : count;
   result.addTypes(SmallVector<Type>(total, type));
   return success();
 }
@@ -1014,7 +1069,7 @@ void RegOp::print(OpAsmPrinter &printer) {
                                   getCounts()),
                         printer, [&](auto pair) {
                           printer.printString(std::get<0>(pair));
-                          if (std::get<1>(pair))
+                          if (std::get<1>(pair) >= 0)
                             printer << "<" << std::get<1>(pair) << ">";
                         });
   printer.printOptionalAttrDict((*this)->getAttrs(),
@@ -1025,7 +1080,7 @@ void RegOp::print(OpAsmPrinter &printer) {
 std::string RegOp::getRegName(unsigned index) {
   for (auto [name, count] :
        llvm::zip(getNames().getAsValueRange<StringAttr>(), getCounts())) {
-    if (count == 0) {
+    if (count < 0) {
       if (index == 0)
         return name.str();
       --index;
@@ -1071,10 +1126,10 @@ LogicalResult RegOp::verify() {
        llvm::zip(getNames().getAsValueRange<StringAttr>(), getCounts())) {
     if (!isPTXIdentifier(name))
       return emitOpError("'") << name << "' is not a valid PTX register name";
-    if (count < 0)
+    if (count < -1)
       return emitOpError("register range '")
              << name << "<" << count << ">' has a negative count";
-    total += count ? count : 1;
+    total += count < 0 ? 1 : count;
   }
   if (total != getNumResults())
     return emitOpError("declares ")
@@ -1091,7 +1146,7 @@ LogicalResult RegOp::verify() {
 //===----------------------------------------------------------------------===//
 
 /// Bit width of a special register, or 0 if `name` is not one.
-static unsigned specialRegisterWidth(StringRef name) {
+unsigned pyptx::getSpecialRegisterWidth(StringRef name) {
   if (!name.consume_front("%"))
     return 0;
   auto [base, component] = name.split('.');
@@ -1136,7 +1191,7 @@ static unsigned specialRegisterWidth(StringRef name) {
 }
 
 LogicalResult SRegOp::verify() {
-  unsigned width = specialRegisterWidth(getName());
+  unsigned width = getSpecialRegisterWidth(getName());
   if (!width)
     return emitOpError("'") << getName() << "' is not a PTX special register";
   Type type = getResult().getType();
@@ -1275,6 +1330,8 @@ LogicalResult VarOp::verify() {
       getLinkage() != Linkage::extern_)
     return emitOpError("an unsized array needs an initializer or .extern");
   if (getInitAttr()) {
+    if (failed(verifyConstantExpr(*this, getInitAttr())))
+      return failure();
     if (space != StateSpace::global && space != StateSpace::const_)
       return emitOpError("only .global and .const variables can have an "
                          "initializer, not .")
@@ -1562,6 +1619,9 @@ void DataOp::print(OpAsmPrinter &printer) {
 LogicalResult DataOp::verify() {
   if (getValues().empty())
     return emitOpError("needs at least one value");
+  for (Attribute value : getValues())
+    if (failed(verifyConstantExpr(*this, value)))
+      return failure();
   switch (getType()) {
   case ScalarType::b8:
   case ScalarType::b16:

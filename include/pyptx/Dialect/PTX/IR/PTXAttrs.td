@@ -122,11 +122,19 @@ def PTX_RegRefAttr : PTX_Attr<"RegRef", "ref"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// An integer immediate with the radix it is written in.
+// An integer immediate with the radix it is written in, its `U` suffix, and
+// the number of digits it is written with (0: as few as the value needs;
+// `0x00010001` has 8).
 def PTX_ImmAttr : PTX_Attr<"Imm", "imm"> {
   let parameters = (ins "int64_t":$value, "::pyptx::IntFormat":$format,
-                        "bool":$unsignedSuffix);
+                        "bool":$unsignedSuffix, "unsigned":$digits);
   let hasCustomAssemblyFormat = 1;
+  let builders = [
+    AttrBuilder<(ins "int64_t":$value, "::pyptx::IntFormat":$format,
+                     "bool":$unsignedSuffix), [{
+      return $_get($_ctxt, value, format, unsignedSuffix, 0);
+    }]>
+  ];
 }
 
 // A floating-point immediate given by its bits: `0f3F800000`, `0d3FF0...`.

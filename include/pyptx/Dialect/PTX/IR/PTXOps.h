@@ -21,6 +21,10 @@ namespace pyptx {
 /// The PTX name of a register value: `%r3`, `%tid.x`, or the name of the
 /// `.reg` parameter a block argument stands for.
 std::string getRegisterName(mlir::Value value);
+
+/// Bit width of a PTX special register (`%tid.x`: 32, `%clock64`: 64,
+/// `%is_explicit_cluster`: 1), or 0 if `name` is not one.
+unsigned getSpecialRegisterWidth(llvm::StringRef name);
 } // namespace pyptx
 
 #endif

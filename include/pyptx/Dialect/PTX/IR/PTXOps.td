@@ -100,8 +100,8 @@ def PTX_RegOp : PTX_Op<"reg", [
     %r0, %r1 = pyptx.reg b32 "%r"<2>
     %p, %q = pyptx.reg pred "%p", "%q"
     ```
-    Each declarator is a name, or a name and a count (`%r<10>` declares
-    `%r0`..`%r9`). One result per declared register.
+    Each declarator is a name (count -1), or a name and a count (`%r<10>`
+    declares `%r0`..`%r9`). One result per declared register.
   }];
   let arguments = (ins TypeAttr:$type, StrArrayAttr:$names,
                        DenseI64ArrayAttr:$counts);
