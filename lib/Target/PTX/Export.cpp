@@ -1,15 +1,22 @@
 //===- Export.cpp - pyptx dialect to PTX text -----------------------------===//
 //
-// Rebuilds PTX text from the dialect's structure, in a canonical style.
+// Rebuilds PTX text from the dialect's structure. Each op is rendered as a
+// list of tokens, each with the gap its canonical style puts before it. An
+// op imported from PTX carries trivia (`pyptx.trivia`: the whitespace and
+// comments that preceded each of its tokens in the source); when the token
+// count matches, those gaps are printed instead, which reproduces the input
+// byte for byte. The tokens themselves always come from structure.
 //
 //===----------------------------------------------------------------------===//
 
 #include "pyptx/Target/PTX/Export.h"
 
 #include "pyptx/Dialect/PTX/IR/PTX.h"
+#include "pyptx/Target/PTX/Import.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,313 +24,431 @@ using namespace mlir;
 using namespace pyptx;
 
 namespace {
+
+/// Canonical gap kinds. `kLine` starts a new line indented to the op's
+/// depth; `kBlankLine` also leaves an empty line before it.
+const char *const kLine = "<line>";
+const char *const kBlankLine = "<blank>";
+const char *const kParamLine = "<param>";
+
+struct Tok {
+  std::string text;
+  const char *gap;
+};
+
+/// The tokens of one op: `head` before its body (if any), `tail` after.
+struct Rendering {
+  SmallVector<Tok, 24> head, tail;
+  SmallVector<Tok, 24> *cur = &head;
+  void add(StringRef text, const char *gap) {
+    cur->push_back({text.str(), gap});
+  }
+};
+
 class Exporter {
 public:
-  explicit Exporter(raw_ostream &os) : os(os) {}
+  Exporter(raw_ostream &os, bool canonical) : os(os), canonical(canonical) {}
 
   LogicalResult exportModule(ModuleOp module) {
-    os << ".version " << module.getVersionMajor() << "."
-       << module.getVersionMinor() << "\n.target ";
-    llvm::interleave(module.getTargets().getAsValueRange<StringAttr>(), os,
-                     ", ");
-    os << "\n";
-    if (auto size = module.getAddressSize())
-      os << ".address_size " << *size << "\n";
-    for (Operation &op : *module.getBodyBlock()) {
-      os << "\n";
-      if (failed(exportTopLevel(op)))
-        return failure();
+    Rendering r;
+    r.add(".version", "");
+    r.add((Twine(module.getVersionMajor()) + "." +
+           Twine(module.getVersionMinor()))
+              .str(),
+          " ");
+    r.add(".target", kLine);
+    for (auto [i, target] :
+         llvm::enumerate(module.getTargets().getAsValueRange<StringAttr>())) {
+      if (i)
+        r.add(",", "");
+      r.add(target, " ");
     }
+    if (auto size = module.getAddressSize()) {
+      r.add(".address_size", kLine);
+      r.add(std::to_string(*size), " ");
+    }
+    r.cur = &r.tail;
+    r.add("", kLine); // the end of the file
+    ArrayAttr trivia = triviaFor(module, r);
+    unsigned gapIndex = 0;
+    writeTokens(r.head, trivia, gapIndex, 0);
+    for (Operation &op : *module.getBodyBlock())
+      if (failed(exportOp(op, 0)))
+        return failure();
+    writeTokens(r.tail, trivia, gapIndex, 0);
+    if (!trivia && !atLineStart())
+      os << "\n";
     return success();
   }
 
 private:
-  LogicalResult exportTopLevel(Operation &op) {
+  //===--- Writing tokens -------------------------------------------------===//
+
+  bool atLineStart() const { return lastChar == '\n' || lastChar == 0; }
+
+  void write(StringRef text) {
+    if (text.empty())
+      return;
+    os << text;
+    lastChar = text.back();
+  }
+
+  void writeGap(const char *gap, unsigned depth) {
+    if (gap == kLine || gap == kBlankLine) {
+      if (!atLineStart())
+        write("\n");
+      if (gap == kBlankLine && lastChar != 0)
+        write("\n");
+      for (unsigned i = 0; i < depth; ++i)
+        write("\t");
+      return;
+    }
+    if (gap == kParamLine) {
+      write("\n\t");
+      return;
+    }
+    write(gap);
+  }
+
+  /// The op's trivia, if it has as many gaps as the op has tokens.
+  ArrayAttr triviaFor(Operation *op, const Rendering &r) {
+    if (canonical)
+      return {};
+    auto trivia = op->getAttrOfType<ArrayAttr>(kTriviaAttrName);
+    if (!trivia || trivia.size() != r.head.size() + r.tail.size() ||
+        !llvm::all_of(trivia, [](Attribute a) { return isa<StringAttr>(a); }))
+      return {};
+    return trivia;
+  }
+
+  void writeTokens(ArrayRef<Tok> toks, ArrayAttr trivia, unsigned &gapIndex,
+                   unsigned depth) {
+    for (const Tok &tok : toks) {
+      if (trivia)
+        write(cast<StringAttr>(trivia[gapIndex++]).getValue());
+      else
+        writeGap(tok.gap, depth);
+      write(tok.text);
+    }
+  }
+
+  /// Writes `r` around `body` (which writes the nested ops).
+  LogicalResult emit(Operation *op, Rendering &r, unsigned depth,
+                     function_ref<LogicalResult()> body = nullptr) {
+    ArrayAttr trivia = triviaFor(op, r);
+    unsigned gapIndex = 0;
+    writeTokens(r.head, trivia, gapIndex, depth);
+    if (body && failed(body()))
+      return failure();
+    writeTokens(r.tail, trivia, gapIndex, depth);
+    return success();
+  }
+
+  //===--- Ops ------------------------------------------------------------===//
+
+  LogicalResult exportOp(Operation &op, unsigned depth) {
+    Rendering r;
+    const char *first = depth == 0 ? kBlankLine : kLine;
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-        .Case([&](FuncOp func) { return exportFunc(func); })
-        .Case([&](VarOp var) { return exportVar(var, 0); })
-        .Case([&](FileOp file) {
-          os << ".file " << file.getIndex() << " ";
-          printQuoted(file.getPath());
-          if (file.getTimestamp())
-            os << ", " << *file.getTimestamp() << ", " << *file.getSize();
-          os << "\n";
-          return success();
+        .Case([&](FuncOp func) { return exportFunc(func, r, first); })
+        .Case([&](VarOp var) {
+          renderVar(var, r, first);
+          return emit(var, r, depth);
         })
-        .Case([&](SectionOp section) { return exportSection(section); })
+        .Case([&](FileOp file) {
+          r.add(".file", first);
+          r.add(std::to_string(file.getIndex()), " ");
+          r.add(("\"" + file.getPath() + "\"").str(), " ");
+          if (file.getTimestamp()) {
+            r.add(",", "");
+            r.add(std::to_string(*file.getTimestamp()), " ");
+            r.add(",", "");
+            r.add(std::to_string(*file.getSize()), " ");
+          }
+          return emit(file, r, depth);
+        })
+        .Case([&](SectionOp section) {
+          r.add(".section", first);
+          r.add(section.getName(), " ");
+          r.add("{", kLine);
+          r.cur = &r.tail;
+          r.add("}", kLine);
+          return emit(section, r, depth,
+                      [&] { return exportBlock(section.getBody(), 1); });
+        })
+        .Case([&](DataOp data) {
+          r.add(("." + stringifyScalarType(data.getType())).str(), kLine);
+          for (auto [i, value] : llvm::enumerate(data.getValues())) {
+            if (i)
+              r.add(",", "");
+            if (failed(renderExpr(data, r, value, {}, " ")))
+              return failure();
+          }
+          return emit(data, r, depth);
+        })
         .Case([&](AliasOp alias) {
-          os << ".alias " << alias.getAlias() << ", " << alias.getAliasee()
-             << ";\n";
-          return success();
+          r.add(".alias", first);
+          r.add(alias.getAlias(), " ");
+          r.add(",", "");
+          r.add(alias.getAliasee(), " ");
+          r.add(";", "");
+          return emit(alias, r, depth);
         })
         .Case([&](PragmaOp pragma) {
-          exportPragma(pragma, 0);
-          return success();
+          r.add(".pragma", depth == 0 ? first : kLine);
+          for (auto [i, value] : llvm::enumerate(
+                   pragma.getValues().getAsValueRange<StringAttr>())) {
+            if (i)
+              r.add(",", "");
+            r.add(("\"" + value + "\"").str(), " ");
+          }
+          r.add(";", "");
+          return emit(pragma, r, depth);
+        })
+        .Case([&](RegOp reg) {
+          r.add(".reg", kLine);
+          renderType(r, reg.getType());
+          for (auto [i, name, count] :
+               llvm::enumerate(reg.getNames().getAsValueRange<StringAttr>(),
+                               reg.getCounts())) {
+            if (i)
+              r.add(",", "");
+            r.add(name, " ");
+            if (count >= 0) {
+              r.add("<", "");
+              r.add(std::to_string(count), "");
+              r.add(">", "");
+            }
+          }
+          r.add(";", "");
+          return emit(reg, r, depth);
+        })
+        .Case([&](SRegOp) { return success(); })
+        .Case([&](LabelOp label) {
+          r.add(label.getSymName(), kLine);
+          r.add(":", "");
+          return emit(label, r, 0);
+        })
+        .Case([&](InstOp inst) {
+          if (failed(renderInst(inst, r)))
+            return failure();
+          return emit(inst, r, depth);
+        })
+        .Case([&](ScopeOp scope) {
+          r.add("{", kLine);
+          r.cur = &r.tail;
+          r.add("}", kLine);
+          return emit(scope, r, depth, [&] {
+            return exportBlock(scope.getBody(), depth + 1);
+          });
+        })
+        .Case([&](LocOp loc) {
+          r.add(".loc", kLine);
+          r.add(std::to_string(loc.getFile()), " ");
+          r.add(std::to_string(loc.getLine()), " ");
+          r.add(std::to_string(loc.getColumn()), " ");
+          if (auto name = loc.getFunctionNameAttr()) {
+            r.add(",", "");
+            r.add("function_name", " ");
+            r.add(name.getValue(), " ");
+          }
+          if (auto inlinedAt = loc.getInlinedAt()) {
+            r.add(",", "");
+            r.add("inlined_at", " ");
+            for (int64_t value : *inlinedAt)
+              r.add(std::to_string(value), " ");
+          }
+          return emit(loc, r, depth);
+        })
+        .Case([&](BranchTargetsOp targets) {
+          renderTargets(r, targets.getSymName(), ".branchtargets",
+                        targets.getTargets());
+          return emit(targets, r, depth);
+        })
+        .Case([&](CallTargetsOp targets) {
+          renderTargets(r, targets.getSymName(), ".calltargets",
+                        targets.getTargets());
+          return emit(targets, r, depth);
+        })
+        .Case([&](CallPrototypeOp proto) {
+          r.add(proto.getSymName(), kLine);
+          r.add(":", "");
+          r.add(".callprototype", " ");
+          if (!proto.getRetParams().empty())
+            renderInlineParams(r, proto.getRetParams(), " ");
+          r.add("_", " ");
+          renderInlineParams(r, proto.getParams(), " ");
+          if (proto.getNoreturn())
+            r.add(".noreturn", " ");
+          r.add(";", "");
+          return emit(proto, r, depth);
         })
         .Default([&](Operation *other) {
           return other->emitError("cannot export '")
-                 << other->getName() << "' at module level";
+                 << other->getName() << "' to PTX";
         });
   }
 
-  void indent(unsigned depth) {
-    for (unsigned i = 0; i < depth; ++i)
-      os << '\t';
+  LogicalResult exportBlock(Region &region, unsigned depth) {
+    if (region.empty())
+      return success();
+    for (Operation &op : region.front())
+      if (failed(exportOp(op, depth)))
+        return failure();
+    return success();
   }
 
-  void printQuoted(StringRef text) {
-    os << '"';
-    os.write_escaped(text);
-    os << '"';
-  }
-
-  void printLinkage(Linkage linkage) {
-    if (linkage != Linkage::none)
-      os << "." << stringifyLinkage(linkage) << " ";
-  }
-
-  void printParam(ParamAttr param) {
-    os << "." << spaceName(param.getSpace()) << " ";
-    if (param.getAlign())
-      os << ".align " << param.getAlign() << " ";
-    if (param.getVecWidth() > 1)
-      os << ".v" << param.getVecWidth() << " ";
-    os << "." << stringifyScalarType(param.getType()) << " ";
-    if (param.getIsPtr()) {
-      os << ".ptr ";
-      if (param.getPtrSpace() != StateSpace::reg)
-        os << "." << spaceName(param.getPtrSpace()) << " ";
-      if (param.getPtrAlign())
-        os << ".align " << param.getPtrAlign() << " ";
+  void renderType(Rendering &r, Type type) {
+    if (isa<PredType>(type)) {
+      r.add(".pred", " ");
+      return;
     }
-    os << param.getName().getValue();
-    printDims(param.getDims());
+    auto reg = cast<RegType>(type);
+    if (reg.getVecWidth() > 1)
+      r.add(".v" + std::to_string(reg.getVecWidth()), " ");
+    r.add(("." + stringifyScalarType(reg.getType())).str(), " ");
   }
 
-  void printDims(ArrayRef<int64_t> dims) {
+  void renderDims(Rendering &r, ArrayRef<int64_t> dims) {
     for (int64_t dim : dims) {
-      os << "[";
+      r.add("[", "");
       if (dim >= 0)
-        os << dim;
-      os << "]";
+        r.add(std::to_string(dim), "");
+      r.add("]", "");
     }
+  }
+
+  void renderParam(Rendering &r, ParamAttr param, const char *first) {
+    r.add(("." + spaceName(param.getSpace())).str(), first);
+    if (param.getAlign()) {
+      r.add(".align", " ");
+      r.add(std::to_string(param.getAlign()), " ");
+    }
+    if (param.getVecWidth() > 1)
+      r.add(".v" + std::to_string(param.getVecWidth()), " ");
+    r.add(("." + stringifyScalarType(param.getType())).str(), " ");
+    if (param.getIsPtr()) {
+      r.add(".ptr", " ");
+      if (param.getPtrSpace() != StateSpace::reg)
+        r.add(("." + spaceName(param.getPtrSpace())).str(), " ");
+      if (param.getPtrAlign()) {
+        r.add(".align", " ");
+        r.add(std::to_string(param.getPtrAlign()), " ");
+      }
+    }
+    r.add(param.getName().getValue(), " ");
+    renderDims(r, param.getDims());
   }
 
   /// `(.param .b32 a, .param .b32 b)` on one line.
-  void printInlineParams(ArrayAttr params) {
-    os << "(";
-    llvm::interleave(
-        params.getAsRange<ParamAttr>(), os, [&](ParamAttr p) { printParam(p); },
-        ", ");
-    os << ")";
+  void renderInlineParams(Rendering &r, ArrayAttr params, const char *open) {
+    r.add("(", open);
+    for (auto [i, param] : llvm::enumerate(params.getAsRange<ParamAttr>())) {
+      if (i)
+        r.add(",", "");
+      renderParam(r, param, i ? " " : "");
+    }
+    r.add(")", "");
   }
 
-  LogicalResult exportFunc(FuncOp func) {
-    printLinkage(func.getLinkage());
-    os << "." << stringifyFuncKind(func.getKind()) << " ";
-    if (!func.getRetParams().empty()) {
-      printInlineParams(func.getRetParams());
-      os << " ";
+  LogicalResult exportFunc(FuncOp func, Rendering &r, const char *first) {
+    const char *next = first;
+    if (func.getLinkage() != Linkage::none) {
+      r.add(("." + stringifyLinkage(func.getLinkage())).str(), first);
+      next = " ";
     }
-    os << func.getSymName() << "(";
+    r.add(("." + stringifyFuncKind(func.getKind())).str(), next);
+    if (!func.getRetParams().empty())
+      renderInlineParams(r, func.getRetParams(), " ");
+    r.add(func.getSymName(), " ");
+    r.add("(", "");
     ArrayAttr params = func.getParams();
-    if (!params.empty()) {
-      os << "\n";
-      llvm::interleave(
-          params.getAsRange<ParamAttr>(), os,
-          [&](ParamAttr p) {
-            os << "\t";
-            printParam(p);
-          },
-          ",\n");
-      os << "\n";
+    for (auto [i, param] : llvm::enumerate(params.getAsRange<ParamAttr>())) {
+      if (i)
+        r.add(",", "");
+      renderParam(r, param, kParamLine);
     }
-    os << ")";
+    r.add(")", params.empty() ? "" : "\n");
     for (auto directive : func.getDirectives().getAsRange<DirectiveAttr>()) {
-      os << "\n." << directive.getName().getValue();
-      if (!directive.getValues().empty())
-        os << " ";
-      llvm::interleave(
-          directive.getValues(), os,
-          [&](Attribute value) {
-            if (auto text = dyn_cast<StringAttr>(value))
-              printQuoted(text.getValue());
-            else
-              os << cast<IntegerAttr>(value).getInt();
-          },
-          ", ");
+      r.add(("." + directive.getName().getValue()).str(), kLine);
+      for (auto [i, value] : llvm::enumerate(directive.getValues())) {
+        if (i)
+          r.add(",", "");
+        if (auto text = dyn_cast<StringAttr>(value))
+          r.add(("\"" + text.getValue() + "\"").str(), " ");
+        else
+          r.add(std::to_string(cast<IntegerAttr>(value).getInt()), " ");
+      }
+      if (directive.getName() == "pragma")
+        r.add(";", "");
     }
     if (func.isDeclaration()) {
-      os << ";\n";
-      return success();
+      r.add(";", "");
+      return emit(func, r, 0);
     }
-    os << "\n{\n";
-    if (failed(exportBlock(func.getBody().front(), 1)))
-      return failure();
-    os << "}\n";
-    return success();
+    r.add("{", kLine);
+    r.cur = &r.tail;
+    r.add("}", kLine);
+    return emit(func, r, 0, [&] { return exportBlock(func.getBody(), 1); });
   }
 
-  LogicalResult exportBlock(Block &block, unsigned depth) {
-    for (Operation &op : block)
-      if (failed(exportBodyOp(op, depth)))
-        return failure();
-    return success();
-  }
-
-  LogicalResult exportBodyOp(Operation &op, unsigned depth) {
-    return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-        .Case([&](RegOp reg) {
-          indent(depth);
-          os << ".reg " << ptxTypeName(reg.getType()) << " ";
-          llvm::interleave(
-              llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
-                        reg.getCounts()),
-              os,
-              [&](auto pair) {
-                os << std::get<0>(pair);
-                if (std::get<1>(pair) >= 0)
-                  os << "<" << std::get<1>(pair) << ">";
-              },
-              ", ");
-          os << ";\n";
-          return success();
-        })
-        .Case([&](SRegOp) { return success(); })
-        .Case([&](VarOp var) { return exportVar(var, depth); })
-        .Case([&](LabelOp label) {
-          os << label.getSymName() << ":\n";
-          return success();
-        })
-        .Case([&](InstOp inst) { return exportInst(inst, depth); })
-        .Case([&](ScopeOp scope) {
-          indent(depth);
-          os << "{\n";
-          if (failed(exportBlock(scope.getBody().front(), depth + 1)))
-            return failure();
-          indent(depth);
-          os << "}\n";
-          return success();
-        })
-        .Case([&](PragmaOp pragma) {
-          exportPragma(pragma, depth);
-          return success();
-        })
-        .Case([&](LocOp loc) {
-          indent(depth);
-          os << ".loc " << loc.getFile() << " " << loc.getLine() << " "
-             << loc.getColumn();
-          if (auto name = loc.getFunctionNameAttr())
-            os << ", function_name " << name.getValue();
-          if (auto inlinedAt = loc.getInlinedAt()) {
-            os << ", inlined_at ";
-            llvm::interleave(*inlinedAt, os, " ");
-          }
-          os << "\n";
-          return success();
-        })
-        .Case([&](BranchTargetsOp targets) {
-          printTargets(targets.getSymName(), ".branchtargets",
-                       targets.getTargets(), depth);
-          return success();
-        })
-        .Case([&](CallTargetsOp targets) {
-          printTargets(targets.getSymName(), ".calltargets",
-                       targets.getTargets(), depth);
-          return success();
-        })
-        .Case([&](CallPrototypeOp proto) {
-          indent(depth);
-          os << proto.getSymName() << ": .callprototype ";
-          if (!proto.getRetParams().empty()) {
-            printInlineParams(proto.getRetParams());
-            os << " ";
-          }
-          os << "_ ";
-          printInlineParams(proto.getParams());
-          if (proto.getNoreturn())
-            os << " .noreturn";
-          os << ";\n";
-          return success();
-        })
-        .Default([&](Operation *other) {
-          return other->emitError("cannot export '")
-                 << other->getName() << "' inside a function";
-        });
-  }
-
-  void printTargets(StringRef name, StringRef directive, ArrayAttr targets,
-                    unsigned depth) {
-    indent(depth);
-    os << name << ": " << directive << " ";
-    llvm::interleave(
-        targets.getAsRange<FlatSymbolRefAttr>(), os,
-        [&](FlatSymbolRefAttr target) { os << target.getValue(); }, ", ");
-    os << ";\n";
-  }
-
-  void exportPragma(PragmaOp pragma, unsigned depth) {
-    indent(depth);
-    os << ".pragma ";
-    llvm::interleave(
-        pragma.getValues().getAsValueRange<StringAttr>(), os,
-        [&](StringRef value) { printQuoted(value); }, ", ");
-    os << ";\n";
-  }
-
-  LogicalResult exportVar(VarOp var, unsigned depth) {
-    indent(depth);
-    printLinkage(var.getLinkage());
-    os << "." << spaceName(var.getSpace()) << " ";
-    if (var.getAlign())
-      os << ".align " << var.getAlign() << " ";
+  void renderVar(VarOp var, Rendering &r, const char *first) {
+    const char *next = first;
+    if (var.getLinkage() != Linkage::none) {
+      r.add(("." + stringifyLinkage(var.getLinkage())).str(), first);
+      next = " ";
+    }
+    r.add(("." + spaceName(var.getSpace())).str(), next);
+    if (var.getAlign()) {
+      r.add(".align", " ");
+      r.add(std::to_string(var.getAlign()), " ");
+    }
     if (var.getVecWidth() > 1)
-      os << ".v" << var.getVecWidth() << " ";
-    os << "." << stringifyScalarType(var.getType()) << " " << var.getSymName();
-    printDims(var.getDims());
+      r.add(".v" + std::to_string(var.getVecWidth()), " ");
+    r.add(("." + stringifyScalarType(var.getType())).str(), " ");
+    r.add(var.getSymName(), " ");
+    renderDims(r, var.getDims());
     if (Attribute init = var.getInitAttr()) {
-      os << " = ";
-      if (failed(printExpr(var, init, {})))
-        return failure();
+      r.add("=", " ");
+      (void)renderExpr(var, r, init, {}, " ");
     }
-    os << ";\n";
-    return success();
+    r.add(";", "");
   }
 
-  LogicalResult exportSection(SectionOp section) {
-    os << ".section " << section.getName() << "\n{\n";
-    for (Operation &op : section.getBody().front()) {
-      if (auto label = dyn_cast<LabelOp>(op)) {
-        os << label.getSymName() << ":\n";
-        continue;
-      }
-      auto data = dyn_cast<DataOp>(op);
-      if (!data)
-        return op.emitError("cannot export '")
-               << op.getName() << "' inside a section";
-      os << "\t." << stringifyScalarType(data.getType()) << " ";
-      if (failed(printExprList(data, data.getValues().getValue(), {}, ", ")))
-        return failure();
-      os << "\n";
+  void renderTargets(Rendering &r, StringRef name, StringRef directive,
+                     ArrayAttr targets) {
+    r.add(name, kLine);
+    r.add(":", "");
+    r.add(directive, " ");
+    for (auto [i, target] :
+         llvm::enumerate(targets.getAsRange<FlatSymbolRefAttr>())) {
+      if (i)
+        r.add(",", "");
+      r.add(target.getValue(), " ");
     }
-    os << "}\n";
-    return success();
+    r.add(";", "");
   }
 
-  LogicalResult exportInst(InstOp inst, unsigned depth) {
-    indent(depth);
-    if (Value guard = inst.getGuard())
-      os << "@" << (inst.getGuardNegated() ? "!" : "") << nameOf(guard) << " ";
-    os << inst.getMnemonic();
+  LogicalResult renderInst(InstOp inst, Rendering &r) {
+    const char *next = kLine;
+    if (Value guard = inst.getGuard()) {
+      r.add("@", kLine);
+      if (inst.getGuardNegated())
+        r.add("!", "");
+      r.add(nameOf(guard), "");
+      next = " ";
+    }
+    std::string opcode = inst.getMnemonic().str();
     for (StringRef modifier : inst.getModifiers().getAsValueRange<StringAttr>())
-      os << "." << modifier;
-    if (!inst.getPtxOperands().empty()) {
-      os << " ";
-      if (failed(printExprList(inst, inst.getPtxOperands().getValue(),
-                               inst.getArgs(), ", ")))
+      (opcode += ".") += modifier;
+    r.add(opcode, next);
+    for (auto [i, operand] : llvm::enumerate(inst.getPtxOperands())) {
+      if (i)
+        r.add(",", "");
+      if (failed(renderExpr(inst, r, operand, inst.getArgs(), " ")))
         return failure();
     }
-    os << ";\n";
+    r.add(";", "");
     return success();
   }
 
@@ -334,145 +459,205 @@ private:
     return it->second;
   }
 
-  LogicalResult printExprList(Operation *op, ArrayRef<Attribute> exprs,
-                              ValueRange registers, StringRef separator) {
-    for (auto [i, expr] : llvm::enumerate(exprs)) {
+  LogicalResult renderList(Operation *op, Rendering &r, StringRef open,
+                           ArrayRef<Attribute> elements, StringRef close,
+                           ValueRange registers, const char *gap) {
+    r.add(open, gap);
+    for (auto [i, element] : llvm::enumerate(elements)) {
       if (i)
-        os << separator;
-      if (failed(printExpr(op, expr, registers)))
+        r.add(",", "");
+      if (failed(renderExpr(op, r, element, registers, i ? " " : "")))
         return failure();
     }
+    r.add(close, "");
     return success();
   }
 
-  LogicalResult printExpr(Operation *op, Attribute expr,
-                          ValueRange registers) {
+  LogicalResult renderExpr(Operation *op, Rendering &r, Attribute expr,
+                           ValueRange registers, const char *gap) {
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](RegRefAttr ref) -> LogicalResult {
           if (ref.getIndex() >= registers.size())
             return op->emitError("operand refers to a missing register");
-          os << nameOf(registers[ref.getIndex()]);
-          if (!ref.getComponent().empty())
-            os << "." << ref.getComponent();
+          StringRef name = nameOf(registers[ref.getIndex()]);
+          if (ref.getComponent().empty())
+            r.add(name, gap);
+          else
+            r.add((name + "." + ref.getComponent()).str(), gap);
           return success();
         })
         .Case([&](ImmAttr imm) {
-          printInteger(imm);
+          renderInteger(r, imm, gap);
           return success();
         })
         .Case([&](FloatImmAttr imm) {
-          os << '0'
-             << (imm.getIsDouble() ? (imm.getUpperPrefix() ? 'D' : 'd')
-                                   : (imm.getUpperPrefix() ? 'F' : 'f'));
-          std::string digits;
-          llvm::raw_string_ostream(digits)
-              << llvm::format_hex_no_prefix(imm.getBits(),
-                                            imm.getIsDouble() ? 16 : 8,
-                                            !imm.getLowerDigits());
-          os << digits;
+          std::string text = "0";
+          text += imm.getIsDouble() ? (imm.getUpperPrefix() ? 'D' : 'd')
+                                    : (imm.getUpperPrefix() ? 'F' : 'f');
+          llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(
+              imm.getBits(), imm.getIsDouble() ? 16 : 8, !imm.getLowerDigits());
+          r.add(text, gap);
           return success();
         })
         .Case([&](FlatSymbolRefAttr symbol) {
-          os << symbol.getValue();
+          r.add(symbol.getValue(), gap);
           return success();
         })
         .Case([&](BinaryAttr binary) -> LogicalResult {
-          if (failed(printExpr(op, binary.getLhs(), registers)))
+          StringRef opText = binary.getOp();
+          unsigned prec = binaryPrecedence(opText);
+          // Parentheses only where the tree is not what left-to-right
+          // precedence parsing would build (never for imported PTX, whose
+          // parentheses are ParenAttrs).
+          auto precOf = [](Attribute a) {
+            auto nested = dyn_cast<BinaryAttr>(a);
+            return nested ? binaryPrecedence(nested.getOp()) : 100u;
+          };
+          bool lhsParens = precOf(binary.getLhs()) < prec;
+          bool rhsParens = precOf(binary.getRhs()) <= prec;
+          if (lhsParens) {
+            r.add("(", gap);
+            gap = "";
+          }
+          if (failed(renderExpr(op, r, binary.getLhs(), registers, gap)))
             return failure();
-          os << binary.getOp();
-          return printExpr(op, binary.getRhs(), registers);
-        })
-        .Case([&](AddrAttr addr) {
-          return printBracketed(op, "[", addr.getElements(), "]", registers);
-        })
-        .Case([&](VectorAttr vec) {
-          return printBracketed(op, "{", vec.getElements(), "}", registers);
-        })
-        .Case([&](ParenAttr paren) {
-          return printBracketed(op, "(", paren.getElements(), ")", registers);
-        })
-        .Case([&](NotAttr negation) {
-          os << "!";
-          return printExpr(op, negation.getOperand(), registers);
-        })
-        .Case([&](SinkAttr) {
-          os << "_";
+          if (lhsParens)
+            r.add(")", "");
+          bool tight = opText == "+" || opText == "-" || opText == "|";
+          r.add(opText, tight ? "" : " ");
+          if (rhsParens)
+            r.add("(", tight ? "" : " ");
+          if (failed(renderExpr(op, r, binary.getRhs(), registers,
+                                tight || rhsParens ? "" : " ")))
+            return failure();
+          if (rhsParens)
+            r.add(")", "");
           return success();
         })
-        .Case([&](FuncExprAttr func) {
-          os << func.getName().getValue();
-          return printBracketed(op, "(", func.getArgs(), ")", registers);
+        .Case([&](UnaryAttr unary) {
+          r.add(unary.getOp(), gap);
+          return renderExpr(op, r, unary.getOperand(), registers, "");
+        })
+        .Case([&](DecFloatAttr value) {
+          r.add(formatDecimalFloat(value), gap);
+          return success();
+        })
+        .Case([&](AddrAttr addr) {
+          return renderList(op, r, "[", addr.getElements(), "]", registers,
+                            gap);
+        })
+        .Case([&](VectorAttr vec) {
+          return renderList(op, r, "{", vec.getElements(), "}", registers,
+                            gap);
+        })
+        .Case([&](ParenAttr paren) {
+          return renderList(op, r, "(", paren.getElements(), ")", registers,
+                            gap);
+        })
+        .Case([&](NotAttr negation) {
+          r.add("!", gap);
+          return renderExpr(op, r, negation.getOperand(), registers, "");
+        })
+        .Case([&](SinkAttr) {
+          r.add("_", gap);
+          return success();
+        })
+        .Case([&](FuncExprAttr func) -> LogicalResult {
+          // PTX writes mask(0xff, sym) as `0xff(sym)`.
+          if (func.getName() == "mask" && func.getArgs().size() == 2) {
+            if (failed(renderExpr(op, r, func.getArgs()[0], registers, gap)))
+              return failure();
+            return renderList(op, r, "(", func.getArgs().drop_front(), ")",
+                              registers, "");
+          }
+          r.add(func.getName().getValue(), gap);
+          return renderList(op, r, "(", func.getArgs(), ")", registers, "");
         })
         .Default([&](Attribute other) {
           return op->emitError("cannot export operand ") << other;
         });
   }
 
-  LogicalResult printBracketed(Operation *op, StringRef open,
-                               ArrayRef<Attribute> elements, StringRef close,
-                               ValueRange registers) {
-    os << open;
-    if (failed(printExprList(op, elements, registers, ", ")))
-      return failure();
-    os << close;
-    return success();
+  /// Digits of `value` in `radix`, padded with zeros to `width`.
+  static std::string digitsOf(uint64_t value, unsigned radix, bool upper,
+                              unsigned width) {
+    std::string text;
+    do {
+      unsigned digit = value % radix;
+      text.insert(text.begin(),
+                  char(digit < 10 ? '0' + digit
+                                  : (upper ? 'A' : 'a') + digit - 10));
+      value /= radix;
+    } while (value);
+    if (text.size() < width)
+      text.insert(0, width - text.size(), '0');
+    return text;
   }
 
-  void printInteger(ImmAttr imm) {
+  void renderInteger(Rendering &r, ImmAttr imm, const char *gap) {
     int64_t value = imm.getValue();
+    unsigned width = imm.getDigits();
+    std::string text;
     switch (imm.getFormat()) {
     case IntFormat::dec:
-      os << value;
+      if (value < 0) {
+        r.add("-", gap);
+        gap = "";
+      }
+      text = digitsOf(value < 0 ? 0 - uint64_t(value) : uint64_t(value), 10,
+                      false, width);
       break;
     case IntFormat::hex:
     case IntFormat::HEX:
-      os << llvm::format_hex(uint64_t(value), 0,
-                             imm.getFormat() == IntFormat::HEX);
+      text = "0x" + digitsOf(uint64_t(value), 16,
+                             imm.getFormat() == IntFormat::HEX, width);
       break;
     case IntFormat::oct:
-      os << "0";
-      if (value)
-        os << llvm::format("%llo", (unsigned long long)value);
+      text = "0" + digitsOf(uint64_t(value), 8, false, width ? width - 1 : 0);
       break;
-    case IntFormat::bin: {
-      os << "0b";
-      std::string bits;
-      uint64_t v = uint64_t(value);
-      do {
-        bits.insert(bits.begin(), char('0' + (v & 1)));
-        v >>= 1;
-      } while (v);
-      os << bits;
+    case IntFormat::bin:
+      text = "0b" + digitsOf(uint64_t(value), 2, false, width);
       break;
-    }
     }
     if (imm.getUnsignedSuffix())
-      os << "U";
+      text += "U";
+    r.add(text, gap);
   }
 
   raw_ostream &os;
+  bool canonical;
+  char lastChar = 0;
   llvm::DenseMap<Value, std::string> names;
 };
 } // namespace
 
-LogicalResult pyptx::exportPTX(ModuleOp module, raw_ostream &os) {
-  return Exporter(os).exportModule(module);
+LogicalResult pyptx::exportPTX(ModuleOp module, raw_ostream &os,
+                               bool canonical) {
+  return Exporter(os, canonical).exportModule(module);
 }
 
-LogicalResult pyptx::exportPTX(Operation *op, raw_ostream &os) {
+LogicalResult pyptx::exportPTX(Operation *op, raw_ostream &os,
+                               bool canonical) {
   if (auto module = dyn_cast<ModuleOp>(op))
-    return exportPTX(module, os);
+    return exportPTX(module, os, canonical);
   SmallVector<ModuleOp> modules;
   op->walk([&](ModuleOp module) { modules.push_back(module); });
   if (modules.size() != 1)
     return op->emitError("expected exactly one pyptx.module to export, found ")
            << modules.size();
-  return exportPTX(modules.front(), os);
+  return exportPTX(modules.front(), os, canonical);
 }
 
 void pyptx::registerExportPTXTranslation() {
+  static llvm::cl::opt<bool> canonical(
+      "ptx-canonical",
+      llvm::cl::desc("with --export-ptx: ignore imported formatting and print "
+                     "the canonical style"),
+      llvm::cl::init(false));
   TranslateFromMLIRRegistration registration(
       "export-ptx", "print a pyptx.module as PTX text",
-      [](Operation *op, raw_ostream &os) { return exportPTX(op, os); },
+      [](Operation *op, raw_ostream &os) {
+        return exportPTX(op, os, canonical);
+      },
       [](DialectRegistry &registry) { registry.insert<PTXDialect>(); });
 }

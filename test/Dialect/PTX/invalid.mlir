@@ -50,12 +50,12 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
-// #pyptx.binary accepts only "+", "-" and "|".
+// #pyptx.binary accepts only the operators of PTX constant expressions.
 pyptx.module version 8.7 target sm_90a {
   pyptx.func entry @k() {
     %r0 = pyptx.reg b32 "%r0"
-    // expected-error @+1 {{binary operator must be "+", "-" or "|"}}
-    "pyptx.inst"(%r0) <{mnemonic = "mov", modifiers = ["b32"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.binary<"*", #pyptx.imm<2>, #pyptx.imm<3>>]}> : (!pyptx.reg<b32>) -> ()
+    // expected-error @+1 {{unknown binary operator "**"}}
+    "pyptx.inst"(%r0) <{mnemonic = "mov", modifiers = ["b32"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.binary<"**", #pyptx.imm<2>, #pyptx.imm<3>>]}> : (!pyptx.reg<b32>) -> ()
   }
 }
 
@@ -300,14 +300,30 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
-// Two labels of one function cannot share a name, even in different scopes.
+// Two labels of one block cannot share a name (labels are block-scoped, as
+// in ptxas: sibling scopes may reuse one).
 pyptx.module version 8.7 target sm_90a {
   pyptx.func entry @k() {
     // expected-note @+1 {{previous definition is here}}
     pyptx.label @L
     pyptx.scope {
-      // expected-error @+1 {{redefines 'L'}}
       pyptx.label @L
+    }
+    // expected-error @+1 {{redefines 'L'}}
+    pyptx.label @L
+    pyptx.inst ret
+  }
+}
+
+// -----
+
+// A label inside a scope is not visible outside it.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{refers to 'inner', which is not a label}}
+    pyptx.inst bra.uni (@inner)
+    pyptx.scope {
+      pyptx.label @inner
     }
     pyptx.inst ret
   }
@@ -812,8 +828,8 @@ pyptx.module version 8.7 target sm_90a {
 // The name is a PTX special register.
 pyptx.module version 8.7 target sm_90a {
   pyptx.func entry @k() {
-    // expected-error @+1 {{'%tid.w' is not a PTX special register}}
-    %0 = pyptx.sreg "%tid.w" : u32
+    // expected-error @+1 {{'%tid.q' is not a PTX special register}}
+    %0 = pyptx.sreg "%tid.q" : u32
   }
 }
 
@@ -993,12 +1009,12 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
-// '|' joins two predicates.
+// '|' pairs a register with a predicate.
 pyptx.module version 8.7 target sm_90a {
   pyptx.func entry @k() {
     %p0 = pyptx.reg pred "%p0"
     %r0, %r1 = pyptx.reg b32 "%r"<2>
-    // expected-error @+1 {{'|' joins two predicate registers (as in %p|%q)}}
+    // expected-error @+1 {{'|' pairs a register with a predicate register (as in %p|%q or %r|%p)}}
     pyptx.inst setp.eq.s32 (%p0 | %r0, %r1, 0) : pred, b32, b32
   }
 }

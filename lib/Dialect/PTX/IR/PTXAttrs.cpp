@@ -3,6 +3,7 @@
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
@@ -224,7 +225,7 @@ DirectiveAttr pyptx::parseDirectiveBody(AsmParser &parser, StringRef name) {
         values.push_back(StringAttr::get(ctx, text));
         return success();
       }
-      int64_t value;
+      int64_t value = 0;
       if (parser.parseInteger(value))
         return failure();
       values.push_back(IntegerAttr::get(IntegerType::get(ctx, 64), value));
@@ -279,10 +280,17 @@ void RegRefAttr::print(AsmPrinter &printer) const {
 }
 
 Attribute ImmAttr::parse(AsmParser &parser, Type) {
-  int64_t value;
   IntFormat format = IntFormat::dec;
-  if (parser.parseLess() || parser.parseInteger(value))
+  APInt bits;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseInteger(bits))
     return {};
+  if (bits.getSignificantBits() > 64 && bits.getActiveBits() > 64) {
+    parser.emitError(loc, "integer does not fit in 64 bits");
+    return {};
+  }
+  int64_t value = int64_t(bits.getActiveBits() > 63 ? bits.getZExtValue()
+                                                     : uint64_t(bits.getSExtValue()));
   StringRef word;
   if (succeeded(parser.parseOptionalKeyword(
           &word, {"dec", "hex", "HEX", "oct", "bin"})))
@@ -299,7 +307,11 @@ Attribute ImmAttr::parse(AsmParser &parser, Type) {
 }
 
 void ImmAttr::print(AsmPrinter &printer) const {
-  printer << "<" << getValue();
+  printer << "<";
+  if (getFormat() == IntFormat::dec)
+    printer << getValue();
+  else
+    printer << llvm::format_hex(uint64_t(getValue()), 3);
   if (getFormat() != IntFormat::dec)
     printer << " " << stringifyIntFormat(getFormat());
   if (getUnsignedSuffix())
@@ -339,6 +351,24 @@ void FloatImmAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+unsigned pyptx::binaryPrecedence(StringRef op) {
+  return llvm::StringSwitch<unsigned>(op)
+      .Case("||", 1)
+      .Case("&&", 2)
+      .Case("|", 3)
+      .Case("^", 4)
+      .Case("&", 5)
+      .Cases({"==", "!="}, 6)
+      .Cases({"<", ">", "<=", ">="}, 7)
+      .Cases({"<<", ">>"}, 8)
+      .Cases({"+", "-"}, 9)
+      .Cases({"*", "/", "%"}, 10)
+      .Default(0);
+}
+
+/// Binary operators of PTX constant expressions, and `|` of `%r|%p`.
+bool pyptx::isBinaryOperator(StringRef op) { return binaryPrecedence(op) != 0; }
+
 Attribute BinaryAttr::parse(AsmParser &parser, Type) {
   std::string op;
   Attribute lhs, rhs;
@@ -347,22 +377,66 @@ Attribute BinaryAttr::parse(AsmParser &parser, Type) {
       parser.parseAttribute(lhs) || parser.parseComma() ||
       parser.parseAttribute(rhs) || parser.parseGreater())
     return {};
-  if (op != "+" && op != "-" && op != "|") {
-    parser.emitError(loc, "binary operator must be \"+\", \"-\" or \"|\"");
+  if (!isBinaryOperator(op)) {
+    parser.emitError(loc, "unknown binary operator \"") << op << "\"";
     return {};
   }
-  return BinaryAttr::get(parser.getContext(), op[0], lhs, rhs);
+  return BinaryAttr::get(parser.getContext(), op, lhs, rhs);
 }
 
 void BinaryAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  char op = getOp();
-  printer.printString(StringRef(&op, 1));
+  printer.printString(getOp());
   printer << ", ";
   printer.printAttribute(getLhs());
   printer << ", ";
   printer.printAttribute(getRhs());
   printer << ">";
+}
+
+Attribute UnaryAttr::parse(AsmParser &parser, Type) {
+  std::string op;
+  Attribute operand;
+  SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() || parser.parseString(&op) || parser.parseComma() ||
+      parser.parseAttribute(operand) || parser.parseGreater())
+    return {};
+  if (op != "~" && op != "-") {
+    parser.emitError(loc, "unary operator must be \"~\" or \"-\"");
+    return {};
+  }
+  return UnaryAttr::get(parser.getContext(), op, operand);
+}
+
+void UnaryAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printString(getOp());
+  printer << ", ";
+  printer.printAttribute(getOperand());
+  printer << ">";
+}
+
+Attribute DecFloatAttr::parse(AsmParser &parser, Type) {
+  double value;
+  unsigned fracDigits;
+  if (parser.parseLess() || parser.parseFloat(value) || parser.parseComma() ||
+      parser.parseInteger(fracDigits) || parser.parseGreater())
+    return {};
+  return DecFloatAttr::get(parser.getContext(), llvm::APFloat(value),
+                           fracDigits);
+}
+
+void DecFloatAttr::print(AsmPrinter &printer) const {
+  printer << "<";
+  printer.printFloat(getValue());
+  printer << ", " << getFracDigits() << ">";
+}
+
+std::string pyptx::formatDecimalFloat(DecFloatAttr attr) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format(
+      "%.*f", int(attr.getFracDigits()), attr.getValue().convertToDouble());
+  return text;
 }
 
 static ParseResult parseAttrList(AsmParser &parser,

@@ -5,6 +5,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -57,13 +58,13 @@ public:
     if (!primary.has_value() || failed(*primary))
       return primary;
     while (true) {
-      char op;
+      StringRef op;
       if (succeeded(parser.parseOptionalPlus()))
-        op = '+';
+        op = "+";
       else if (succeeded(parser.parseOptionalMinus()))
-        op = '-';
+        op = "-";
       else if (succeeded(parser.parseOptionalVerticalBar()))
-        op = '|';
+        op = "|";
       else
         return success();
       Attribute rhs;
@@ -164,7 +165,8 @@ private:
     StringRef word;
     if (failed(parser.parseOptionalKeyword(
             &word, {"not", "_", "elt", "dec", "hex", "HEX", "oct", "bin",
-                    "f32", "f64", "generic", "mask"})))
+                    "f32", "f64", "generic", "mask", "op", "unary",
+                    "decf"})))
       return std::nullopt;
 
     if (word == "_") {
@@ -187,6 +189,40 @@ private:
           parser.parseKeyword(&component) || parser.parseRParen() ||
           addRegister(regLoc, operand, component, result))
         return failure();
+      return success();
+    }
+    if (word == "op" || word == "unary") {
+      // op(">>", lhs, rhs), unary("~", x): operators without infix syntax.
+      std::string op;
+      SMLoc opLoc = parser.getCurrentLocation();
+      Attribute lhs, rhs;
+      if (parser.parseString(&op) || parser.parseComma() ||
+          parseExpr(lhs))
+        return failure();
+      if (word == "unary") {
+        if (op != "~" && op != "-")
+          return parser.emitError(opLoc, "unary operator must be \"~\" or "
+                                         "\"-\"");
+        if (parser.parseRParen())
+          return failure();
+        result = UnaryAttr::get(ctx, op, lhs);
+        return success();
+      }
+      if (!isBinaryOperator(op))
+        return parser.emitError(opLoc, "unknown binary operator \"")
+               << op << "\"";
+      if (parser.parseComma() || parseExpr(rhs) || parser.parseRParen())
+        return failure();
+      result = BinaryAttr::get(ctx, op, lhs, rhs);
+      return success();
+    }
+    if (word == "decf") {
+      double value;
+      unsigned fracDigits;
+      if (parser.parseFloat(value) || parser.parseComma() ||
+          parser.parseInteger(fracDigits) || parser.parseRParen())
+        return failure();
+      result = DecFloatAttr::get(ctx, llvm::APFloat(value), fracDigits);
       return success();
     }
     if (word == "generic" || word == "mask") {
@@ -215,10 +251,17 @@ private:
       return success();
     }
     // An integer in a given radix: hex(0x1F), oct(8), dec(7, U),
-    // hex(0x10001, digits 8).
+    // hex(0x10001, digits 8). Non-decimal values are 64-bit patterns.
     int64_t value;
-    if (parser.parseInteger(value))
-      return failure();
+    if (word == "dec") {
+      if (parser.parseInteger(value))
+        return failure();
+    } else {
+      uint64_t bits;
+      if (parser.parseInteger(bits))
+        return failure();
+      value = int64_t(bits);
+    }
     bool unsignedSuffix = false;
     unsigned digits = 0;
     while (succeeded(parser.parseOptionalComma())) {
@@ -276,11 +319,13 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
           return;
         }
         printer << stringifyIntFormat(imm.getFormat()) << "(";
-        if (imm.getFormat() == IntFormat::hex ||
-            imm.getFormat() == IntFormat::HEX)
+        if (imm.getFormat() == IntFormat::dec)
+          printer << imm.getValue();
+        else if (imm.getFormat() == IntFormat::hex ||
+                 imm.getFormat() == IntFormat::HEX)
           printer << llvm::format_hex(uint64_t(imm.getValue()), 3);
         else
-          printer << imm.getValue();
+          printer << uint64_t(imm.getValue());
         if (imm.getUnsignedSuffix())
           printer << ", U";
         if (imm.getDigits())
@@ -301,9 +346,34 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
         printer.printSymbolName(symbol.getValue());
       })
       .Case([&](BinaryAttr binary) {
+        StringRef op = binary.getOp();
+        // Infix only where re-parsing (left to right) gives the same tree.
+        if ((op == "+" || op == "-" || op == "|") &&
+            !isa<BinaryAttr>(binary.getRhs())) {
+          printExpr(printer, binary.getLhs(), registers);
+          printer << " " << op << " ";
+          printExpr(printer, binary.getRhs(), registers);
+          return;
+        }
+        printer << "op(";
+        printer.printString(op);
+        printer << ", ";
         printExpr(printer, binary.getLhs(), registers);
-        printer << " " << binary.getOp() << " ";
+        printer << ", ";
         printExpr(printer, binary.getRhs(), registers);
+        printer << ")";
+      })
+      .Case([&](UnaryAttr unary) {
+        printer << "unary(";
+        printer.printString(unary.getOp());
+        printer << ", ";
+        printExpr(printer, unary.getOperand(), registers);
+        printer << ")";
+      })
+      .Case([&](DecFloatAttr value) {
+        printer << "decf(";
+        printer.printFloat(value.getValue());
+        printer << ", " << value.getFracDigits() << ")";
       })
       .Case([&](AddrAttr addr) {
         printer << "[";
@@ -337,17 +407,18 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
 /// floats, symbols, `+`/`-`, braces and `generic(...)`/`mask(...)`.
 static LogicalResult verifyConstantExpr(Operation *op, Attribute expr) {
   return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
-      .Case<ImmAttr, FloatImmAttr, FlatSymbolRefAttr>(
+      .Case<ImmAttr, FloatImmAttr, DecFloatAttr, FlatSymbolRefAttr>(
           [](Attribute) { return success(); })
       .Case([&](BinaryAttr binary) -> LogicalResult {
-        if (binary.getOp() == '|')
-          return op->emitOpError("'|' cannot appear in a constant expression");
         if (failed(verifyConstantExpr(op, binary.getLhs())))
           return failure();
         return verifyConstantExpr(op, binary.getRhs());
       })
-      .Case([&](VectorAttr vec) -> LogicalResult {
-        for (Attribute element : vec.getElements())
+      .Case([&](UnaryAttr unary) {
+        return verifyConstantExpr(op, unary.getOperand());
+      })
+      .Case<VectorAttr, ParenAttr>([&](auto list) -> LogicalResult {
+        for (Attribute element : list.getElements())
           if (failed(verifyConstantExpr(op, element)))
             return failure();
         return success();
@@ -451,6 +522,12 @@ ParseResult ModuleOp::parse(OpAsmParser &parser, OperationState &result) {
       return failure();
     addressSize = size;
   }
+  if (succeeded(parser.parseOptionalKeyword("undeclared"))) {
+    ArrayAttr undeclared;
+    if (parser.parseAttribute(undeclared))
+      return failure();
+    result.addAttribute("undeclared_symbols", undeclared);
+  }
   result.addAttribute("version_major", builder.getUI32IntegerAttr(major));
   result.addAttribute("version_minor", builder.getUI32IntegerAttr(minor));
   result.addAttribute("targets", builder.getStrArrayAttr(targets));
@@ -473,9 +550,15 @@ void ModuleOp::print(OpAsmPrinter &printer) {
   llvm::interleaveComma(getTargets().getAsValueRange<StringAttr>(), printer);
   if (getAddressSize())
     printer << " address_size " << *getAddressSize();
+  if (ArrayAttr undeclared = getUndeclaredSymbolsAttr()) {
+    printer << " undeclared ";
+    printer.printAttribute(undeclared);
+  }
   printer.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getVersionMajorAttrName(), getVersionMinorAttrName(),
-                            getTargetsAttrName(), getAddressSizeAttrName()});
+      (*this)->getAttrs(),
+      {getVersionMajorAttrName(), getVersionMinorAttrName(),
+       getTargetsAttrName(), getAddressSizeAttrName(),
+       getUndeclaredSymbolsAttrName()});
   printer << " ";
   printer.printRegion(getBody(), /*printEntryBlockArgs=*/false);
 }
@@ -525,12 +608,18 @@ LogicalResult ModuleOp::verify() {
 //===----------------------------------------------------------------------===//
 
 namespace {
-/// One level of PTX scoping: registers and variables declared in a block.
-using ScopeNames = llvm::StringMap<Operation *>;
-
+/// Checks that names are unique where PTX needs them to be and that every
+/// symbol an op refers to is declared. In collect mode it records the
+/// unresolved names instead of failing (the importer uses this to list the
+/// names a file uses without declaring them).
 class SymbolVerifier {
 public:
-  explicit SymbolVerifier(ModuleOp module) : module(module) {}
+  SymbolVerifier(ModuleOp module, llvm::SetVector<StringRef> *unresolved)
+      : module(module), unresolved(unresolved) {
+    if (ArrayAttr undeclared = module.getUndeclaredSymbolsAttr())
+      for (StringRef name : undeclared.getAsValueRange<StringAttr>())
+        undeclaredNames.insert(name);
+  }
 
   LogicalResult run() {
     if (failed(collectModuleSymbols()))
@@ -550,6 +639,13 @@ public:
   }
 
 private:
+  /// One PTX block: its labels (visible in the whole block) and the
+  /// registers and variables declared so far.
+  struct Scope {
+    llvm::StringMap<Operation *> labels;
+    llvm::StringMap<Operation *> names;
+  };
+
   LogicalResult collectModuleSymbols() {
     for (Operation &op : *module.getBodyBlock()) {
       if (auto section = dyn_cast<SectionOp>(op)) {
@@ -575,7 +671,7 @@ private:
 
   /// Adds `name` to `names`. A function may be declared and then defined.
   LogicalResult define(llvm::StringMap<Operation *> &names, StringRef name,
-                       Operation *op) {
+                       Operation *op, StringRef what = "redefines '") {
     auto [it, inserted] = names.try_emplace(name, op);
     if (inserted)
       return success();
@@ -587,22 +683,36 @@ private:
         it->second = op;
       return success();
     }
-    InFlightDiagnostic diag = op->emitOpError("redefines '")
-                              << name << "'";
-    diag.attachNote(it->second->getLoc()) << "previous definition is here";
+    if (unresolved)
+      return success();
+    InFlightDiagnostic diag = op->emitOpError(what) << name << "'";
+    if (what.starts_with("declares"))
+      diag << " twice in the same scope";
+    diag.attachNote(it->second->getLoc())
+        << (what.starts_with("declares") ? "previous declaration is here"
+                                         : "previous definition is here");
     return diag;
   }
 
   LogicalResult verifyFunction(FuncOp func) {
     if (func.isDeclaration())
       return success();
-    functionNames.clear();
     paramNames.clear();
     for (ArrayAttr list : {func.getRetParams(), func.getParams()})
       for (auto param : list.getAsRange<ParamAttr>())
         paramNames.insert(param.getName().getValue());
-    // Labels and branch/call target lists are visible in the whole function.
-    WalkResult walk = func.walk([&](Operation *op) {
+    scopes.clear();
+    LogicalResult result = verifyBlock(func.getBody().front());
+    paramNames.clear();
+    return result;
+  }
+
+  LogicalResult verifyBlock(Block &block) {
+    scopes.emplace_back();
+    llvm::scope_exit popScope([&] { scopes.pop_back(); });
+    // Labels and branch/call target lists are visible in their whole block
+    // (and the blocks nested in it), before and after their definition.
+    for (Operation &op : block) {
       StringRef name;
       if (auto label = dyn_cast<LabelOp>(op))
         name = label.getSymName();
@@ -613,22 +723,10 @@ private:
       else if (auto proto = dyn_cast<CallPrototypeOp>(op))
         name = proto.getSymName();
       else
-        return WalkResult::advance();
-      return failed(define(functionNames, name, op)) ? WalkResult::interrupt()
-                                                     : WalkResult::advance();
-    });
-    if (walk.wasInterrupted())
-      return failure();
-    scopes.clear();
-    LogicalResult result = verifyBlock(func.getBody().front());
-    functionNames.clear();
-    paramNames.clear();
-    return result;
-  }
-
-  LogicalResult verifyBlock(Block &block) {
-    scopes.emplace_back();
-    llvm::scope_exit popScope([&] { scopes.pop_back(); });
+        continue;
+      if (failed(define(scopes.back().labels, name, &op)))
+        return failure();
+    }
     for (Operation &op : block) {
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
@@ -668,22 +766,21 @@ private:
   }
 
   LogicalResult declare(StringRef name, Operation *op) {
-    auto [it, inserted] = scopes.back().try_emplace(name, op);
-    if (inserted)
-      return success();
-    InFlightDiagnostic diag = op->emitOpError("declares '")
-                              << name << "' twice in the same scope";
-    diag.attachNote(it->second->getLoc()) << "previous declaration is here";
-    return diag;
+    return define(scopes.back().names, name, op, "declares '");
   }
 
   LogicalResult resolve(Operation *user, StringRef name) {
-    if (functionNames.count(name) || paramNames.contains(name) ||
-        moduleSymbols.count(name) || name == "WARP_SZ")
+    if (paramNames.contains(name) || moduleSymbols.count(name) ||
+        name == "WARP_SZ" || name.starts_with(".debug_") ||
+        undeclaredNames.contains(name))
       return success();
-    for (ScopeNames &scope : scopes)
-      if (scope.count(name))
+    for (Scope &scope : scopes)
+      if (scope.labels.count(name) || scope.names.count(name))
         return success();
+    if (unresolved) {
+      unresolved->insert(name);
+      return success();
+    }
     return user->emitOpError("refers to '")
            << name
            << "', which is not a label, variable, parameter or function in "
@@ -717,16 +814,19 @@ private:
 
   LogicalResult verifyAlias(AliasOp alias) {
     for (FlatSymbolRefAttr name : {alias.getAliasAttr(), alias.getAliaseeAttr()})
-      if (!isa_and_nonnull<FuncOp>(moduleSymbols.lookup(name.getValue())))
+      if (!isa_and_nonnull<FuncOp>(moduleSymbols.lookup(name.getValue())) &&
+          !undeclaredNames.contains(name.getValue())) {
+        if (unresolved) {
+          unresolved->insert(name.getValue());
+          continue;
+        }
         return alias.emitOpError("'")
                << name.getValue() << "' is not a function of this module";
+      }
     return success();
   }
 
   LogicalResult verifySection(SectionOp section) {
-    scopes.clear();
-    functionNames.clear();
-    paramNames.clear();
     for (auto data : section.getBody().getOps<DataOp>())
       if (failed(verifyRefs(data, data.getValues().getValue())))
         return failure();
@@ -734,15 +834,21 @@ private:
   }
 
   ModuleOp module;
+  llvm::SetVector<StringRef> *unresolved;
+  llvm::StringSet<> undeclaredNames;
   llvm::StringMap<Operation *> moduleSymbols;
-  llvm::StringMap<Operation *> functionNames;
   llvm::StringSet<> paramNames;
-  SmallVector<ScopeNames> scopes;
+  SmallVector<Scope> scopes;
 };
 } // namespace
 
+void pyptx::collectUndeclaredSymbols(ModuleOp module,
+                                     llvm::SetVector<StringRef> &names) {
+  (void)SymbolVerifier(module, &names).run();
+}
+
 LogicalResult ModuleOp::verifyRegions() {
-  return SymbolVerifier(*this).run();
+  return SymbolVerifier(*this, nullptr).run();
 }
 
 //===----------------------------------------------------------------------===//
@@ -1152,7 +1258,8 @@ unsigned pyptx::getSpecialRegisterWidth(StringRef name) {
   auto [base, component] = name.split('.');
   bool hasComponent = name.contains('.');
   if (hasComponent) {
-    if (component != "x" && component != "y" && component != "z")
+    if (component != "x" && component != "y" && component != "z" &&
+        component != "w")
       return 0;
     if (llvm::is_contained({"tid", "ntid", "ctaid", "nctaid", "clusterid",
                             "nclusterid", "cluster_ctaid", "cluster_nctaid"},
@@ -1191,6 +1298,8 @@ unsigned pyptx::getSpecialRegisterWidth(StringRef name) {
 }
 
 LogicalResult SRegOp::verify() {
+  if (getUndeclared())
+    return success();
   unsigned width = getSpecialRegisterWidth(getName());
   if (!width)
     return emitOpError("'") << getName() << "' is not a PTX special register";
@@ -1466,18 +1575,25 @@ private:
   LogicalResult checkExpr(Attribute expr) {
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](RegRefAttr ref) { return checkRef(ref); })
-        .Case<ImmAttr, FloatImmAttr, FlatSymbolRefAttr, SinkAttr>(
-            [](Attribute) { return success(); })
+        .Case<ImmAttr, FloatImmAttr, DecFloatAttr, FlatSymbolRefAttr,
+              SinkAttr>([](Attribute) { return success(); })
         .Case([&](BinaryAttr binary) -> LogicalResult {
           if (failed(checkExpr(binary.getLhs())) ||
               failed(checkExpr(binary.getRhs())))
             return failure();
-          if (binary.getOp() == '|' &&
-              (!isPredRef(binary.getLhs()) || !isPredRef(binary.getRhs())))
-            return inst.emitOpError(
-                "'|' joins two predicate registers (as in %p|%q)");
+          bool lhsReg = isa<RegRefAttr, SinkAttr>(binary.getLhs());
+          bool rhsReg = isa<RegRefAttr>(binary.getRhs());
+          if (binary.getOp() == "|" && (lhsReg || rhsReg) &&
+              (!lhsReg || !isPredRef(binary.getRhs())))
+            return inst.emitOpError("'|' pairs a register with a predicate "
+                                    "register (as in %p|%q or %r|%p)");
+          if (binary.getOp() != "|" && binary.getOp() != "+" &&
+              binary.getOp() != "-" && (lhsReg || rhsReg))
+            return inst.emitOpError("operator '")
+                   << binary.getOp() << "' applies to constants only";
           return success();
         })
+        .Case([&](UnaryAttr unary) { return checkExpr(unary.getOperand()); })
         .Case([&](NotAttr negation) -> LogicalResult {
           if (failed(checkExpr(negation.getOperand())))
             return failure();

@@ -20,6 +20,15 @@ unsigned getBitWidth(ScalarType type);
 /// Spelling of a state space as PTX writes it after the dot (`shared`).
 llvm::StringRef spaceName(StateSpace space);
 
+/// True for the binary operators PTX constant expressions allow.
+bool isBinaryOperator(llvm::StringRef op);
+
+/// C precedence of a binary operator: `||` 1 ... `* / %` 10; 0 if unknown.
+unsigned binaryPrecedence(llvm::StringRef op);
+
+/// `0.0`, `1.25`: the literal a DecFloatAttr stands for.
+std::string formatDecimalFloat(DecFloatAttr attr);
+
 /// The body of a parameter in op syntax:
 /// `param align 8 b8 @name[16]`, `param u64 ptr global align 16 @p`,
 /// `reg b32 @"%r"`. Shared by `#pyptx.param<...>` and the function ops.

@@ -144,10 +144,24 @@ def PTX_FloatImmAttr : PTX_Attr<"FloatImm", "fimm"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// `lhs + rhs`, `lhs - rhs`, `%p|%q`.
+// `lhs + rhs`, `lhs - rhs`, `%r|%p`, and the other binary operators of
+// PTX constant expressions: `* / % << >> & ^ | && ||`, comparisons.
 def PTX_BinaryAttr : PTX_Attr<"Binary", "binary"> {
-  let parameters = (ins "char":$op, "::mlir::Attribute":$lhs,
+  let parameters = (ins StringRefParameter<>:$op, "::mlir::Attribute":$lhs,
                         "::mlir::Attribute":$rhs);
+  let hasCustomAssemblyFormat = 1;
+}
+
+// `~x`, `-(x)`: a unary operator other than `!` on a constant expression.
+def PTX_UnaryAttr : PTX_Attr<"Unary", "unary"> {
+  let parameters = (ins StringRefParameter<>:$op, "::mlir::Attribute":$operand);
+  let hasCustomAssemblyFormat = 1;
+}
+
+// A decimal floating-point literal, `0.0` or `1.25`: its value and how many
+// digits it has after the point.
+def PTX_DecFloatAttr : PTX_Attr<"DecFloat", "decf"> {
+  let parameters = (ins APFloatParameter<"">:$value, "unsigned":$fracDigits);
   let hasCustomAssemblyFormat = 1;
 }
 

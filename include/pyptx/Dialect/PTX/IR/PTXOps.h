@@ -10,6 +10,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/RegionKindInterface.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/SetVector.h"
 
 #include "pyptx/Dialect/PTX/IR/PTXDialect.h"
 #include "pyptx/Dialect/PTX/IR/PTXTypes.h"
@@ -25,6 +26,10 @@ std::string getRegisterName(mlir::Value value);
 /// Bit width of a PTX special register (`%tid.x`: 32, `%clock64`: 64,
 /// `%is_explicit_cluster`: 1), or 0 if `name` is not one.
 unsigned getSpecialRegisterWidth(llvm::StringRef name);
+
+/// Adds to `names` every symbol `module` refers to without declaring it.
+void collectUndeclaredSymbols(ModuleOp module,
+                              llvm::SetVector<llvm::StringRef> &names);
 } // namespace pyptx
 
 #endif

@@ -33,10 +33,14 @@ def PTX_ModuleOp : PTX_Op<"module", [
     .target sm_90a
     .address_size 64
     ```
+    `undeclared ["p0", "x"]` lists names the file uses without declaring
+    them (as in PTX that ptxas would reject); the importer fills it so such
+    files still round-trip, and symbol verification accepts those names.
   }];
   let arguments = (ins UI32Attr:$version_major, UI32Attr:$version_minor,
                        StrArrayAttr:$targets,
-                       OptionalAttr<UI32Attr>:$address_size);
+                       OptionalAttr<UI32Attr>:$address_size,
+                       OptionalAttr<StrArrayAttr>:$undeclared_symbols);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
@@ -123,10 +127,15 @@ def PTX_SRegOp : PTX_Op<"sreg", [
     %tid.x = pyptx.sreg "%tid.x" : u32
     ```
     Prints nothing by itself; instructions that use it print its name.
+    `undeclared` marks a `%name` the file uses without declaring it (PTX that
+    ptxas would reject, kept so that such files round-trip).
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name, UnitAttr:$undeclared);
   let results = (outs PTX_AnyReg:$result);
-  let assemblyFormat = "$name attr-dict `:` custom<ShortType>(type($result))";
+  let assemblyFormat = [{
+    $name (`undeclared` $undeclared^)? attr-dict `:`
+    custom<ShortType>(type($result))
+  }];
   let hasVerifier = 1;
 }
 

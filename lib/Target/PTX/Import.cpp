@@ -1,0 +1,1298 @@
+//===- Import.cpp - PTX text to the pyptx dialect -------------------------===//
+//
+// A hand-written lexer and recursive-descent parser for PTX ISA 9.0 text.
+// Every op records, per token, the whitespace and comments written before
+// that token (its trivia), so that export reproduces the input byte for
+// byte while rebuilding each token from the op's structure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyptx/Target/PTX/Import.h"
+
+#include "pyptx/Dialect/PTX/IR/PTX.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace pyptx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Lexer
+//===----------------------------------------------------------------------===//
+
+enum class TokKind { Word, Number, String, Punct, Eof, Error };
+
+struct Token {
+  TokKind kind = TokKind::Eof;
+  StringRef text; // the token's characters
+  StringRef gap;  // whitespace and comments before it
+  bool is(char c) const {
+    return kind == TokKind::Punct && text.size() == 1 && text[0] == c;
+  }
+  bool isWord(StringRef word) const {
+    return kind == TokKind::Word && text == word;
+  }
+};
+
+class Lexer {
+public:
+  explicit Lexer(StringRef buffer)
+      : begin(buffer.data()), cur(buffer.data()),
+        end(buffer.data() + buffer.size()) {}
+
+  Token next() {
+    const char *gapStart = cur;
+    if (!skipTrivia())
+      return make(TokKind::Error, gapStart, cur, errorPos);
+    StringRef gap(gapStart, cur - gapStart);
+    const char *start = cur;
+    if (cur == end)
+      return make(TokKind::Eof, gapStart, start, start, gap);
+    char c = *cur;
+    bool lonePercent = c == '%' && (cur + 1 == end || !isWordChar(cur[1]));
+    if (isWordStart(c) && !lonePercent) {
+      ++cur;
+      while (cur != end) {
+        if (isWordChar(*cur)) {
+          ++cur;
+        } else if (*cur == ':' && cur + 1 != end && cur[1] == ':') {
+          cur += 2;
+        } else {
+          break;
+        }
+      }
+      return make(TokKind::Word, gapStart, start, cur, gap);
+    }
+    if (llvm::isDigit(c)) {
+      while (cur != end && (llvm::isAlnum(*cur) || *cur == '.'))
+        ++cur;
+      return make(TokKind::Number, gapStart, start, cur, gap);
+    }
+    if (c == '"') {
+      ++cur;
+      while (cur != end && *cur != '"' && *cur != '\n') {
+        if (*cur == '\\' && cur + 1 != end)
+          ++cur;
+        ++cur;
+      }
+      if (cur == end || *cur != '"') {
+        errorPos = start;
+        errorMessage = "unterminated string";
+        return make(TokKind::Error, gapStart, start, start, gap);
+      }
+      ++cur;
+      return make(TokKind::String, gapStart, start, cur, gap);
+    }
+    // Two-character operators of constant expressions first.
+    if (cur + 1 != end) {
+      StringRef two(cur, 2);
+      if (two == "<<" || two == ">>" || two == "&&" || two == "||" ||
+          two == "==" || two == "!=" || two == "<=" || two == ">=") {
+        cur += 2;
+        return make(TokKind::Punct, gapStart, start, cur, gap);
+      }
+    }
+    if (StringRef(",;:[]{}()<>+-!|@=*/%&^~").contains(c)) {
+      ++cur;
+      return make(TokKind::Punct, gapStart, start, cur, gap);
+    }
+    errorPos = start;
+    errorMessage = (Twine("unexpected character '") + StringRef(&c, 1) + "'")
+                       .str();
+    return make(TokKind::Error, gapStart, start, start, gap);
+  }
+
+  const char *getBegin() const { return begin; }
+  const char *errorPos = nullptr;
+  std::string errorMessage;
+
+private:
+  static bool isWordStart(char c) {
+    return llvm::isAlpha(c) || c == '_' || c == '$' || c == '%' || c == '.';
+  }
+  static bool isWordChar(char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+  }
+
+  /// Skips whitespace and comments; false on an unterminated comment.
+  bool skipTrivia() {
+    while (cur != end) {
+      char c = *cur;
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+          c == '\v') {
+        ++cur;
+        continue;
+      }
+      if (c == '/' && cur + 1 != end && cur[1] == '/') {
+        while (cur != end && *cur != '\n')
+          ++cur;
+        continue;
+      }
+      if (c == '/' && cur + 1 != end && cur[1] == '*') {
+        const char *start = cur;
+        cur += 2;
+        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/'))
+          ++cur;
+        if (cur + 1 >= end) {
+          errorPos = start;
+          errorMessage = "unterminated /* comment";
+          cur = end;
+          return false;
+        }
+        cur += 2;
+        continue;
+      }
+      break;
+    }
+    return true;
+  }
+
+  static Token make(TokKind kind, const char *, const char *start,
+                    const char *stop, StringRef gap = {}) {
+    Token token;
+    token.kind = kind;
+    token.text = StringRef(start, stop - start);
+    token.gap = gap;
+    return token;
+  }
+
+  const char *begin, *cur, *end;
+};
+
+//===----------------------------------------------------------------------===//
+// Parser
+//===----------------------------------------------------------------------===//
+
+/// The trivia of one op, gathered token by token.
+using Gaps = SmallVector<StringRef, 16>;
+
+class Parser {
+public:
+  Parser(llvm::SourceMgr &sourceMgr, MLIRContext *ctx)
+      : sourceMgr(sourceMgr), ctx(ctx), builder(ctx),
+        buffer(sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                   ->getBuffer()),
+        lexer(buffer) {
+    bufferName = StringAttr::get(
+        ctx, sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+                 ->getBufferIdentifier());
+    tok = lexer.next();
+  }
+
+  OwningOpRef<Operation *> parseModule();
+
+private:
+  //===--- Tokens ---------------------------------------------------------===//
+
+  const Token &peek() {
+    if (!hasLookahead) {
+      lookahead = lexer.next();
+      hasLookahead = true;
+    }
+    return lookahead;
+  }
+
+  /// Consumes the current token, recording its trivia in `gaps`.
+  Token take(Gaps &gaps) {
+    Token taken = tok;
+    gaps.push_back(tok.gap);
+    if (hasLookahead) {
+      tok = lookahead;
+      hasLookahead = false;
+    } else {
+      tok = lexer.next();
+    }
+    return taken;
+  }
+
+  Location locOf(StringRef text) {
+    auto [line, col] =
+        sourceMgr.getLineAndColumn(SMLoc::getFromPointer(text.data()));
+    return FileLineColLoc::get(bufferName, line, col);
+  }
+  Location loc() { return locOf(tok.text); }
+
+  InFlightDiagnostic error(StringRef at, const Twine &message) {
+    failedAlready = true;
+    return emitError(locOf(at), message);
+  }
+  /// Reports an error at the current token (or the lexer's error).
+  InFlightDiagnostic error(const Twine &message) {
+    if (tok.kind == TokKind::Error)
+      return error(StringRef(lexer.errorPos, 0), lexer.errorMessage);
+    return error(tok.text, message);
+  }
+  std::string describe(const Token &token) {
+    switch (token.kind) {
+    case TokKind::Eof:
+      return "end of file";
+    case TokKind::Error:
+      return "an invalid token";
+    default:
+      return ("'" + token.text + "'").str();
+    }
+  }
+  LogicalResult expectPunct(char c, Gaps &gaps, StringRef what) {
+    if (!tok.is(c))
+      return error(Twine("expected '") + StringRef(&c, 1) + "' " + what +
+                   ", found " + describe(tok));
+    take(gaps);
+    return success();
+  }
+  LogicalResult expectWord(Gaps &gaps, StringRef what, StringRef &word) {
+    if (tok.kind != TokKind::Word)
+      return error(Twine("expected ") + what + ", found " + describe(tok));
+    word = take(gaps).text;
+    return success();
+  }
+  template <typename IntT>
+  LogicalResult expectInt(Gaps &gaps, StringRef what, IntT &value) {
+    if (tok.kind != TokKind::Number ||
+        tok.text.getAsInteger(10, value))
+      return error(Twine("expected ") + what + " (a decimal integer), found " +
+                   describe(tok));
+    take(gaps);
+    return success();
+  }
+
+  void setTrivia(Operation *op, const Gaps &gaps) {
+    SmallVector<Attribute, 16> attrs;
+    attrs.reserve(gaps.size());
+    for (StringRef gap : gaps)
+      attrs.push_back(StringAttr::get(ctx, gap));
+    op->setAttr(kTriviaAttrName, ArrayAttr::get(ctx, attrs));
+  }
+
+  //===--- Types ----------------------------------------------------------===//
+
+  /// `.v4`? `.f32` → scalar type and vector width.
+  LogicalResult parseType(Gaps &gaps, ScalarType &scalar, unsigned &vecWidth) {
+    vecWidth = 1;
+    if (tok.kind == TokKind::Word && tok.text.starts_with(".v") &&
+        tok.text.size() > 2 && llvm::isDigit(tok.text[2])) {
+      StringRef width = tok.text.drop_front(2);
+      if (width.getAsInteger(10, vecWidth) ||
+          (vecWidth != 2 && vecWidth != 4 && vecWidth != 8))
+        return error("vector width must be .v2, .v4 or .v8");
+      take(gaps);
+    }
+    if (tok.kind != TokKind::Word || !tok.text.starts_with(".") ||
+        !symbolizeScalarType(tok.text.drop_front()))
+      return error("expected a PTX type such as .b32 or .f32, found " +
+                   describe(tok));
+    scalar = *symbolizeScalarType(take(gaps).text.drop_front());
+    return success();
+  }
+
+  Type regType(ScalarType scalar, unsigned vecWidth) {
+    if (scalar == ScalarType::pred)
+      return PredType::get(ctx);
+    return RegType::get(ctx, scalar, vecWidth);
+  }
+
+  //===--- Module ---------------------------------------------------------===//
+
+  LogicalResult parseModuleHeader(Gaps &gaps, unsigned &major, unsigned &minor,
+                                  SmallVectorImpl<StringRef> &targets,
+                                  std::optional<unsigned> &addressSize);
+  LogicalResult parseTopLevel(Block *block);
+  LogicalResult parseFunc(Gaps &gaps, Linkage linkage);
+  LogicalResult parseParam(Gaps &gaps, ParamAttr &param);
+  LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
+  LogicalResult parseVar(Gaps &gaps, Linkage linkage);
+  LogicalResult parseSection(Gaps &gaps);
+  LogicalResult parseFile(Gaps &gaps);
+
+  //===--- Function bodies ------------------------------------------------===//
+
+  LogicalResult parseBody(Block *block, Gaps &closeGaps);
+  LogicalResult parseStatement();
+  LogicalResult parseReg(Gaps &gaps);
+  LogicalResult parseInst(Gaps &gaps);
+  LogicalResult parseLoc(Gaps &gaps);
+  LogicalResult parsePragma(Gaps &gaps, Location location);
+  LogicalResult parseLabeled(Gaps &gaps);
+
+  //===--- Operands -------------------------------------------------------===//
+
+  LogicalResult parseExpr(Gaps &gaps, Attribute &result,
+                          unsigned minPrecedence = 1);
+  LogicalResult parseUnary(Gaps &gaps, Attribute &result);
+  LogicalResult parsePrimary(Gaps &gaps, Attribute &result);
+  LogicalResult parseList(Gaps &gaps, char close,
+                          SmallVectorImpl<Attribute> &elements);
+  LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result);
+  LogicalResult lookupRegister(StringRef name, Value &value,
+                               StringRef &component);
+
+  llvm::SourceMgr &sourceMgr;
+  MLIRContext *ctx;
+  OpBuilder builder;
+  StringRef buffer;
+  Lexer lexer;
+  StringAttr bufferName;
+  Token tok, lookahead;
+  bool hasLookahead = false;
+  bool failedAlready = false;
+
+  /// Register registers visible at this point, innermost scope last.
+  SmallVector<llvm::StringMap<Value>, 4> scopes;
+  /// Special registers of the current function, created on first use.
+  llvm::StringMap<Value> specialRegisters;
+  Block *functionBlock = nullptr;
+  /// Registers used by the instruction being parsed, in order.
+  SmallVector<Value, 8> instRegisters;
+  bool allowRegisters = false;
+  /// Type given to a register the file uses without declaring.
+  Type undeclaredType;
+};
+
+OwningOpRef<Operation *> Parser::parseModule() {
+  Gaps gaps;
+  unsigned major = 0, minor = 0;
+  SmallVector<StringRef> targets;
+  std::optional<unsigned> addressSize;
+  Location location = loc();
+  if (failed(parseModuleHeader(gaps, major, minor, targets, addressSize)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module =
+      ModuleOp::create(builder, location, major, minor, targets, addressSize);
+  Block *body = module->getBodyBlock();
+  while (tok.kind != TokKind::Eof) {
+    if (tok.kind == TokKind::Error) {
+      (void)error("");
+      return nullptr;
+    }
+    if (failed(parseTopLevel(body)))
+      return nullptr;
+  }
+  gaps.push_back(tok.gap); // trivia before the end of the file
+  setTrivia(*module, gaps);
+  if (failedAlready)
+    return nullptr;
+  llvm::SetVector<StringRef> undeclared;
+  collectUndeclaredSymbols(*module, undeclared);
+  if (!undeclared.empty()) {
+    module->setUndeclaredSymbolsAttr(
+        builder.getStrArrayAttr(undeclared.getArrayRef()));
+    InFlightDiagnostic warning =
+        emitWarning(module->getLoc(), "the file uses names it does not declare"
+                                      " (ptxas will reject it): ");
+    llvm::interleaveComma(undeclared, warning);
+  }
+  return OwningOpRef<Operation *>(module.release());
+}
+
+LogicalResult
+Parser::parseModuleHeader(Gaps &gaps, unsigned &major, unsigned &minor,
+                          SmallVectorImpl<StringRef> &targets,
+                          std::optional<unsigned> &addressSize) {
+  if (!tok.isWord(".version"))
+    return error("a PTX file starts with .version, found " + describe(tok));
+  take(gaps);
+  StringRef version = tok.text;
+  auto [majorText, minorText] = version.split('.');
+  if (tok.kind != TokKind::Number || majorText.getAsInteger(10, major) ||
+      minorText.getAsInteger(10, minor) || minorText.size() != 1)
+    return error("expected a version such as 8.7 after .version, found " +
+                 describe(tok));
+  take(gaps);
+  if (!tok.isWord(".target"))
+    return error("expected .target after .version, found " + describe(tok));
+  take(gaps);
+  do {
+    StringRef target;
+    if (failed(expectWord(gaps, "a target such as sm_90a", target)))
+      return failure();
+    targets.push_back(target);
+  } while (tok.is(',') && (take(gaps), true));
+  if (tok.isWord(".address_size")) {
+    take(gaps);
+    unsigned size;
+    if (failed(expectInt(gaps, "an address size", size)))
+      return failure();
+    addressSize = size;
+  }
+  return success();
+}
+
+LogicalResult Parser::parseTopLevel(Block *block) {
+  builder.setInsertionPointToEnd(block);
+  Gaps gaps;
+  Linkage linkage = Linkage::none;
+  if (tok.isWord(".visible") || tok.isWord(".extern") || tok.isWord(".weak") ||
+      tok.isWord(".common")) {
+    linkage = *symbolizeLinkage(take(gaps).text.drop_front());
+  }
+  if (tok.isWord(".entry") || tok.isWord(".func")) {
+    if (linkage == Linkage::common)
+      return error(".common applies to variables, not functions");
+    return parseFunc(gaps, linkage);
+  }
+  if (tok.kind == TokKind::Word && tok.text.starts_with(".") &&
+      symbolizeStateSpace(tok.text.drop_front()))
+    return parseVar(gaps, linkage);
+  if (linkage != Linkage::none)
+    return error("expected .entry, .func or a variable after linkage, "
+                 "found " +
+                 describe(tok));
+  if (tok.isWord(".file"))
+    return parseFile(gaps);
+  if (tok.isWord(".section"))
+    return parseSection(gaps);
+  if (tok.isWord(".pragma"))
+    return parsePragma(gaps, loc());
+  if (tok.isWord(".alias")) {
+    Location location = loc();
+    take(gaps);
+    StringRef alias, aliasee;
+    if (failed(expectWord(gaps, "a function name", alias)) ||
+        failed(expectPunct(',', gaps, "between .alias names")) ||
+        failed(expectWord(gaps, "a function name", aliasee)) ||
+        failed(expectPunct(';', gaps, "after .alias")))
+      return failure();
+    auto op = AliasOp::create(builder, location,
+                              FlatSymbolRefAttr::get(ctx, alias),
+                              FlatSymbolRefAttr::get(ctx, aliasee));
+    setTrivia(op, gaps);
+    return success();
+  }
+  if (tok.kind == TokKind::Error)
+    return error("");
+  return error("expected a directive (.entry, .func, .global, .shared, "
+               ".const, .file, .section, ...) at module level, found " +
+               describe(tok));
+}
+
+LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
+  if (!tok.isWord(".param") && !tok.isWord(".reg"))
+    return error("expected .param or .reg, found " + describe(tok));
+  StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
+  unsigned align = 0, ptrAlign = 0;
+  if (tok.isWord(".align")) {
+    take(gaps);
+    if (failed(expectInt(gaps, "an alignment", align)))
+      return failure();
+  }
+  ScalarType scalar;
+  unsigned vecWidth;
+  if (failed(parseType(gaps, scalar, vecWidth)))
+    return failure();
+  bool isPtr = false;
+  StateSpace ptrSpace = StateSpace::reg;
+  if (tok.isWord(".ptr")) {
+    take(gaps);
+    isPtr = true;
+    if (tok.isWord(".global") || tok.isWord(".shared") ||
+        tok.isWord(".const") || tok.isWord(".local"))
+      ptrSpace = *symbolizeStateSpace(take(gaps).text.drop_front());
+    if (tok.isWord(".align")) {
+      take(gaps);
+      if (failed(expectInt(gaps, "an alignment", ptrAlign)))
+        return failure();
+    }
+  }
+  StringRef name;
+  if (failed(expectWord(gaps, "a parameter name", name)))
+    return failure();
+  SmallVector<int64_t> dims;
+  while (tok.is('[')) {
+    take(gaps);
+    int64_t dim = -1;
+    if (!tok.is(']') && failed(expectInt(gaps, "an array size", dim)))
+      return failure();
+    if (failed(expectPunct(']', gaps, "after an array size")))
+      return failure();
+    dims.push_back(dim);
+  }
+  param = ParamAttr::get(ctx, StringAttr::get(ctx, name), space, scalar,
+                         vecWidth, align, isPtr, ptrSpace, ptrAlign, dims);
+  return success();
+}
+
+LogicalResult Parser::parseParamList(Gaps &gaps,
+                                     SmallVectorImpl<Attribute> &params) {
+  if (failed(expectPunct('(', gaps, "to open a parameter list")))
+    return failure();
+  if (!tok.is(')')) {
+    do {
+      ParamAttr param;
+      if (failed(parseParam(gaps, param)))
+        return failure();
+      params.push_back(param);
+    } while (tok.is(',') && (take(gaps), true));
+  }
+  return expectPunct(')', gaps, "to close the parameter list");
+}
+
+static constexpr StringLiteral kFuncDirectives[] = {
+    ".maxntid",        ".reqntid",        ".minnctapersm",
+    ".maxnreg",        ".reqnctapercluster", ".explicitcluster",
+    ".maxclusterrank", ".blocksareclusters", ".noreturn",
+    ".abi_preserve",   ".abi_preserve_control"};
+
+LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
+  Location location = loc();
+  FuncKind kind = take(gaps).isWord(".entry") ? FuncKind::entry
+                                              : FuncKind::func;
+  SmallVector<Attribute> params, retParams, directives;
+  if (tok.is('(') && failed(parseParamList(gaps, retParams)))
+    return failure();
+  StringRef name;
+  if (failed(expectWord(gaps, "a function name", name)))
+    return failure();
+  if (tok.is('(') && failed(parseParamList(gaps, params)))
+    return failure();
+  while (tok.kind == TokKind::Word &&
+         (llvm::is_contained(kFuncDirectives, tok.text) ||
+          tok.text == ".pragma")) {
+    StringRef directive = take(gaps).text.drop_front();
+    SmallVector<Attribute> values;
+    if (directive == "pragma") {
+      do {
+        if (tok.kind != TokKind::String)
+          return error("expected a string after .pragma, found " +
+                       describe(tok));
+        values.push_back(
+            StringAttr::get(ctx, take(gaps).text.drop_front().drop_back()));
+      } while (tok.is(',') && (take(gaps), true));
+      if (failed(expectPunct(';', gaps, "after .pragma")))
+        return failure();
+    } else if (tok.kind == TokKind::Number) {
+      do {
+        int64_t value;
+        if (failed(expectInt(gaps, "a directive value", value)))
+          return failure();
+        values.push_back(builder.getI64IntegerAttr(value));
+      } while (tok.is(',') && (take(gaps), true));
+    }
+    directives.push_back(DirectiveAttr::get(
+        ctx, StringAttr::get(ctx, directive), ArrayAttr::get(ctx, values)));
+  }
+  auto func = FuncOp::create(builder, location, name, kind, linkage,
+                             ArrayAttr::get(ctx, params),
+                             ArrayAttr::get(ctx, retParams),
+                             ArrayAttr::get(ctx, directives));
+  if (tok.is(';')) {
+    take(gaps);
+    setTrivia(func, gaps);
+    return success();
+  }
+  if (failed(expectPunct('{', gaps, "to open the function body")))
+    return failure();
+  Block *block = func.addEntryBlock();
+  OpBuilder::InsertionGuard guard(builder);
+  scopes.clear();
+  scopes.emplace_back();
+  specialRegisters.clear();
+  functionBlock = block;
+  unsigned argIndex = 0;
+  for (ArrayAttr list : {func.getRetParams(), func.getParams()})
+    for (auto param : list.getAsRange<ParamAttr>())
+      if (param.getSpace() == StateSpace::reg)
+        scopes.back()[param.getName()] = block->getArgument(argIndex++);
+  if (failed(parseBody(block, gaps)))
+    return failure();
+  setTrivia(func, gaps);
+  scopes.clear();
+  functionBlock = nullptr;
+  return success();
+}
+
+LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
+  Location location = loc();
+  StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
+  unsigned align = 0;
+  if (tok.isWord(".align")) {
+    take(gaps);
+    if (failed(expectInt(gaps, "an alignment", align)))
+      return failure();
+  }
+  ScalarType scalar;
+  unsigned vecWidth;
+  if (failed(parseType(gaps, scalar, vecWidth)))
+    return failure();
+  StringRef name;
+  if (failed(expectWord(gaps, "a variable name", name)))
+    return failure();
+  SmallVector<int64_t> dims;
+  while (tok.is('[')) {
+    take(gaps);
+    int64_t dim = -1;
+    if (!tok.is(']') && failed(expectInt(gaps, "an array size", dim)))
+      return failure();
+    if (failed(expectPunct(']', gaps, "after an array size")))
+      return failure();
+    dims.push_back(dim);
+  }
+  Attribute init;
+  if (tok.is('=')) {
+    take(gaps);
+    bool saved = allowRegisters;
+    allowRegisters = false;
+    LogicalResult parsed = parseExpr(gaps, init);
+    allowRegisters = saved;
+    if (failed(parsed))
+      return failure();
+  }
+  if (failed(expectPunct(';', gaps, "after a variable declaration")))
+    return failure();
+  auto var = VarOp::create(
+      builder, location, StringAttr::get(ctx, name),
+      StateSpaceAttr::get(ctx, space), LinkageAttr::get(ctx, linkage),
+      builder.getUI32IntegerAttr(align), ScalarTypeAttr::get(ctx, scalar),
+      builder.getUI32IntegerAttr(vecWidth),
+      builder.getDenseI64ArrayAttr(dims), init);
+  setTrivia(var, gaps);
+  // A variable declared in a function body is visible like a register name
+  // only as a symbol; nothing to record in `scopes`.
+  return success();
+}
+
+LogicalResult Parser::parseFile(Gaps &gaps) {
+  Location location = loc();
+  take(gaps);
+  unsigned index;
+  if (failed(expectInt(gaps, "a file number", index)))
+    return failure();
+  if (tok.kind != TokKind::String)
+    return error("expected a quoted file name, found " + describe(tok));
+  StringRef path = take(gaps).text.drop_front().drop_back();
+  IntegerAttr timestamp, size;
+  if (tok.is(',')) {
+    take(gaps);
+    int64_t value;
+    if (failed(expectInt(gaps, "a timestamp", value)))
+      return failure();
+    timestamp = builder.getI64IntegerAttr(value);
+    if (failed(expectPunct(',', gaps, "before the file size")) ||
+        failed(expectInt(gaps, "a file size", value)))
+      return failure();
+    size = builder.getI64IntegerAttr(value);
+  }
+  auto op = FileOp::create(builder, location, builder.getUI32IntegerAttr(index),
+                           builder.getStringAttr(path), timestamp, size);
+  setTrivia(op, gaps);
+  return success();
+}
+
+LogicalResult Parser::parseSection(Gaps &gaps) {
+  Location location = loc();
+  take(gaps);
+  StringRef name;
+  if (failed(expectWord(gaps, "a section name", name)))
+    return failure();
+  auto section = SectionOp::create(builder, location, name);
+  Block *block = &section.getBody().emplaceBlock();
+  if (failed(expectPunct('{', gaps, "to open the section")))
+    return failure();
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  bool saved = allowRegisters;
+  allowRegisters = false;
+  while (!tok.is('}')) {
+    Gaps itemGaps;
+    Location itemLoc = loc();
+    if (tok.kind == TokKind::Word && peek().is(':')) {
+      StringRef label = take(itemGaps).text;
+      take(itemGaps);
+      setTrivia(LabelOp::create(builder, itemLoc, label), itemGaps);
+      continue;
+    }
+    if (tok.kind != TokKind::Word || !tok.text.starts_with(".") ||
+        !symbolizeScalarType(tok.text.drop_front()))
+      return error("expected a data directive such as .b8 or a label in "
+                   "the section, found " +
+                   describe(tok));
+    ScalarType type = *symbolizeScalarType(take(itemGaps).text.drop_front());
+    SmallVector<Attribute> values;
+    do {
+      Attribute value;
+      if (failed(parseExpr(itemGaps, value)))
+        return failure();
+      values.push_back(value);
+    } while (tok.is(',') && (take(itemGaps), true));
+    setTrivia(DataOp::create(builder, itemLoc, type,
+                             ArrayAttr::get(ctx, values)),
+              itemGaps);
+  }
+  allowRegisters = saved;
+  take(gaps);
+  setTrivia(section, gaps);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Function bodies
+//===----------------------------------------------------------------------===//
+
+LogicalResult Parser::parseBody(Block *block, Gaps &closeGaps) {
+  builder.setInsertionPointToEnd(block);
+  while (!tok.is('}')) {
+    if (tok.kind == TokKind::Eof)
+      return error("expected '}' to close the block, found end of file");
+    if (failed(parseStatement()))
+      return failure();
+  }
+  take(closeGaps);
+  return success();
+}
+
+LogicalResult Parser::parseStatement() {
+  Gaps gaps;
+  Location location = loc();
+  if (tok.is('{')) {
+    take(gaps);
+    auto scope = ScopeOp::create(builder, location);
+    Block *block = &scope.getBody().emplaceBlock();
+    OpBuilder::InsertionGuard guard(builder);
+    scopes.emplace_back();
+    if (failed(parseBody(block, gaps)))
+      return failure();
+    scopes.pop_back();
+    setTrivia(scope, gaps);
+    return success();
+  }
+  if (tok.isWord(".reg"))
+    return parseReg(gaps);
+  if (tok.isWord(".loc"))
+    return parseLoc(gaps);
+  if (tok.isWord(".pragma"))
+    return parsePragma(gaps, location);
+  if (tok.kind == TokKind::Word && tok.text.starts_with(".") &&
+      symbolizeStateSpace(tok.text.drop_front()))
+    return parseVar(gaps, Linkage::none);
+  if (tok.kind == TokKind::Word && peek().is(':'))
+    return parseLabeled(gaps);
+  if (tok.is('@') ||
+      (tok.kind == TokKind::Word && !tok.text.starts_with(".") &&
+       !tok.text.starts_with("%")))
+    return parseInst(gaps);
+  if (tok.kind == TokKind::Error)
+    return error("");
+  return error("expected an instruction, a label or a declaration, found " +
+               describe(tok));
+}
+
+LogicalResult Parser::parseReg(Gaps &gaps) {
+  Location location = loc();
+  take(gaps);
+  ScalarType scalar;
+  unsigned vecWidth;
+  if (failed(parseType(gaps, scalar, vecWidth)))
+    return failure();
+  if (scalar == ScalarType::pred && vecWidth != 1)
+    return error("predicate registers cannot be vectors");
+  Type type = regType(scalar, vecWidth);
+  SmallVector<Attribute> names;
+  SmallVector<int64_t> counts;
+  SmallVector<StringRef> nameTexts;
+  int64_t total = 0;
+  do {
+    StringRef name;
+    if (failed(expectWord(gaps, "a register name", name)))
+      return failure();
+    int64_t count = -1;
+    if (tok.is('<')) {
+      take(gaps);
+      if (failed(expectInt(gaps, "a register count", count)) ||
+          failed(expectPunct('>', gaps, "after the register count")))
+        return failure();
+    }
+    names.push_back(StringAttr::get(ctx, name));
+    nameTexts.push_back(name);
+    counts.push_back(count);
+    total += count < 0 ? 1 : count;
+  } while (tok.is(',') && (take(gaps), true));
+  if (failed(expectPunct(';', gaps, "after a register declaration")))
+    return failure();
+  auto reg = RegOp::create(builder, location, SmallVector<Type>(total, type),
+                           TypeAttr::get(type), ArrayAttr::get(ctx, names),
+                           builder.getDenseI64ArrayAttr(counts));
+  setTrivia(reg, gaps);
+  llvm::StringMap<Value> &scope = scopes.back();
+  unsigned result = 0;
+  SmallString<32> expanded;
+  for (auto [name, count] : llvm::zip(nameTexts, counts)) {
+    if (count < 0) {
+      scope[name] = reg.getResult(result++);
+      continue;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      expanded = name;
+      expanded += std::to_string(i);
+      scope[expanded] = reg.getResult(result++);
+    }
+  }
+  return success();
+}
+
+LogicalResult Parser::parseLoc(Gaps &gaps) {
+  Location location = loc();
+  take(gaps);
+  unsigned file, line, column;
+  if (failed(expectInt(gaps, "a file number", file)) ||
+      failed(expectInt(gaps, "a line number", line)) ||
+      failed(expectInt(gaps, "a column number", column)))
+    return failure();
+  FlatSymbolRefAttr functionName;
+  DenseI64ArrayAttr inlinedAt;
+  if (tok.is(',') && peek().isWord("function_name")) {
+    take(gaps);
+    take(gaps);
+    StringRef name;
+    if (failed(expectWord(gaps, "a function name label", name)))
+      return failure();
+    functionName = FlatSymbolRefAttr::get(ctx, name);
+    if (tok.is(',') && peek().isWord("inlined_at")) {
+      take(gaps);
+      take(gaps);
+      int64_t values[3];
+      for (int64_t &value : values)
+        if (failed(expectInt(gaps, "a file, line or column number", value)))
+          return failure();
+      inlinedAt = builder.getDenseI64ArrayAttr(values);
+    }
+  }
+  auto op = LocOp::create(builder, location, file, line, column, functionName,
+                          inlinedAt);
+  setTrivia(op, gaps);
+  return success();
+}
+
+LogicalResult Parser::parsePragma(Gaps &gaps, Location location) {
+  take(gaps);
+  SmallVector<StringRef> values;
+  do {
+    if (tok.kind != TokKind::String)
+      return error("expected a string after .pragma, found " + describe(tok));
+    values.push_back(take(gaps).text.drop_front().drop_back());
+  } while (tok.is(',') && (take(gaps), true));
+  if (failed(expectPunct(';', gaps, "after .pragma")))
+    return failure();
+  setTrivia(PragmaOp::create(builder, location, builder.getStrArrayAttr(values)),
+            gaps);
+  return success();
+}
+
+/// `name:` followed by a label's statement, `.branchtargets`,
+/// `.calltargets` or `.callprototype`.
+LogicalResult Parser::parseLabeled(Gaps &gaps) {
+  Location location = loc();
+  StringRef name = take(gaps).text;
+  take(gaps); // ':'
+  if (tok.isWord(".branchtargets") || tok.isWord(".calltargets")) {
+    bool branch = take(gaps).text == ".branchtargets";
+    SmallVector<Attribute> targets;
+    do {
+      StringRef target;
+      if (failed(expectWord(gaps, "a target name", target)))
+        return failure();
+      targets.push_back(FlatSymbolRefAttr::get(ctx, target));
+    } while (tok.is(',') && (take(gaps), true));
+    if (failed(expectPunct(';', gaps, "after the target list")))
+      return failure();
+    Operation *op =
+        branch ? BranchTargetsOp::create(builder, location, name,
+                                         ArrayAttr::get(ctx, targets))
+                     .getOperation()
+               : CallTargetsOp::create(builder, location, name,
+                                       ArrayAttr::get(ctx, targets))
+                     .getOperation();
+    setTrivia(op, gaps);
+    return success();
+  }
+  if (tok.isWord(".callprototype")) {
+    take(gaps);
+    SmallVector<Attribute> params, retParams;
+    if (tok.is('(') && failed(parseParamList(gaps, retParams)))
+      return failure();
+    if (!tok.isWord("_"))
+      return error("expected '_' in .callprototype, found " + describe(tok));
+    take(gaps);
+    if (failed(parseParamList(gaps, params)))
+      return failure();
+    bool noreturn = false;
+    if (tok.isWord(".noreturn")) {
+      take(gaps);
+      noreturn = true;
+    }
+    if (failed(expectPunct(';', gaps, "after .callprototype")))
+      return failure();
+    auto op = CallPrototypeOp::create(builder, location, name,
+                                      ArrayAttr::get(ctx, retParams),
+                                      ArrayAttr::get(ctx, params), noreturn);
+    setTrivia(op, gaps);
+    return success();
+  }
+  setTrivia(LabelOp::create(builder, location, name), gaps);
+  return success();
+}
+
+/// Opcodes split into mnemonic and modifiers, cached: the same opcode
+/// appears many times in a file.
+LogicalResult Parser::parseInst(Gaps &gaps) {
+  Location location = loc();
+  Value guard;
+  bool negated = false;
+  if (tok.is('@')) {
+    take(gaps);
+    if (tok.is('!')) {
+      take(gaps);
+      negated = true;
+    }
+    if (tok.kind != TokKind::Word || !tok.text.starts_with("%")) {
+      // Guards may also name a predicate without '%'.
+      if (tok.kind != TokKind::Word)
+        return error("expected a predicate register after '@', found " +
+                     describe(tok));
+    }
+    StringRef component;
+    StringRef name = tok.text;
+    undeclaredType = PredType::get(ctx);
+    LogicalResult found = lookupRegister(name, guard, component);
+    undeclaredType = {};
+    if (failed(found))
+      return failure();
+    if (!isa<PredType>(guard.getType()) || !component.empty())
+      return error("the guard '" + name + "' is not a predicate register");
+    take(gaps);
+  }
+  if (tok.kind != TokKind::Word || tok.text.starts_with(".") ||
+      tok.text.starts_with("%"))
+    return error("expected an instruction opcode, found " + describe(tok));
+  StringRef opcode = take(gaps).text;
+  SmallVector<StringRef, 8> parts;
+  opcode.split(parts, '.');
+  if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
+    return error(opcode, "malformed opcode '" + opcode + "'");
+  SmallVector<Attribute, 8> operands;
+  instRegisters.clear();
+  allowRegisters = true;
+  if (!tok.is(';')) {
+    do {
+      Attribute operand;
+      if (failed(parseExpr(gaps, operand)))
+        return failure();
+      operands.push_back(operand);
+    } while (tok.is(',') && (take(gaps), true));
+  }
+  allowRegisters = false;
+  if (failed(expectPunct(';', gaps, "at the end of the instruction")))
+    return failure();
+  auto inst = InstOp::create(builder, location, guard, instRegisters, negated,
+                             parts.front(),
+                             builder.getStrArrayAttr(
+                                 ArrayRef(parts).drop_front()),
+                             ArrayAttr::get(ctx, operands));
+  setTrivia(inst, gaps);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Operands
+//===----------------------------------------------------------------------===//
+
+LogicalResult Parser::lookupRegister(StringRef name, Value &value,
+                                     StringRef &component) {
+  for (auto &scope : llvm::reverse(scopes)) {
+    auto it = scope.find(name);
+    if (it != scope.end()) {
+      value = it->second;
+      return success();
+    }
+  }
+  if (unsigned width = getSpecialRegisterWidth(name)) {
+    auto [it, inserted] = specialRegisters.try_emplace(name);
+    if (inserted) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(functionBlock);
+      Type type = width == 1 ? Type(PredType::get(ctx))
+                             : Type(RegType::get(ctx, width == 64
+                                                          ? ScalarType::u64
+                                                          : ScalarType::u32));
+      it->second = SRegOp::create(builder, locOf(name), type, name);
+    }
+    value = it->second;
+    return success();
+  }
+  // `%v.x`: a component of a vector register.
+  auto [base, suffix] = name.rsplit('.');
+  if (!suffix.empty() && suffix.size() == 1 && base != name) {
+    StringRef ignored;
+    for (auto &scope : llvm::reverse(scopes)) {
+      auto it = scope.find(base);
+      if (it != scope.end()) {
+        value = it->second;
+        component = suffix;
+        return success();
+      }
+    }
+  }
+  // A register the file never declares (ptxas would reject the file):
+  // recorded as an undeclared special register so that it round-trips.
+  auto [it, inserted] = specialRegisters.try_emplace(name);
+  if (inserted) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(functionBlock);
+    Type type = undeclaredType ? undeclaredType
+                               : Type(RegType::get(ctx, ScalarType::b32));
+    auto sreg = SRegOp::create(builder, locOf(name), type, name);
+    sreg.setUndeclared(true);
+    it->second = sreg;
+    emitWarning(locOf(name), "register '")
+        << name << "' is not declared (ptxas will reject this file)";
+  }
+  value = it->second;
+  return success();
+}
+
+/// Binary operator at the current token, or "" if there is none.
+static StringRef binaryOperatorOf(const Token &token) {
+  if (token.kind != TokKind::Punct || !isBinaryOperator(token.text))
+    return "";
+  return token.text;
+}
+
+LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
+                                unsigned minPrecedence) {
+  if (failed(parseUnary(gaps, result)))
+    return failure();
+  while (true) {
+    StringRef op = binaryOperatorOf(tok);
+    unsigned precedence = op.empty() ? 0 : binaryPrecedence(op);
+    if (op.empty() || precedence < minPrecedence)
+      return success();
+    take(gaps);
+    Attribute rhs;
+    if (failed(parseExpr(gaps, rhs, precedence + 1)))
+      return failure();
+    result = BinaryAttr::get(ctx, op, result, rhs);
+  }
+}
+
+LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result) {
+  if (tok.is('!')) {
+    take(gaps);
+    Attribute operand;
+    if (failed(parseUnary(gaps, operand)))
+      return failure();
+    result = NotAttr::get(ctx, operand);
+    return success();
+  }
+  if (tok.is('~') || (tok.is('-') && peek().kind != TokKind::Number)) {
+    StringRef op = take(gaps).text;
+    Attribute operand;
+    if (failed(parseUnary(gaps, operand)))
+      return failure();
+    result = UnaryAttr::get(ctx, op, operand);
+    return success();
+  }
+  if (tok.is('-')) {
+    take(gaps);
+    return parseNumber(gaps, /*negative=*/true, result);
+  }
+  return parsePrimary(gaps, result);
+}
+
+LogicalResult Parser::parseList(Gaps &gaps, char close,
+                                SmallVectorImpl<Attribute> &elements) {
+  if (!tok.is(close)) {
+    do {
+      Attribute element;
+      if (failed(parseExpr(gaps, element)))
+        return failure();
+      elements.push_back(element);
+    } while (tok.is(',') && (take(gaps), true));
+  }
+  return expectPunct(close, gaps, "to close the list");
+}
+
+LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
+  SmallVector<Attribute, 4> elements;
+  if (tok.is('[') || tok.is('{') || tok.is('(')) {
+    char open = take(gaps).text[0];
+    char close = open == '[' ? ']' : open == '{' ? '}' : ')';
+    if (failed(parseList(gaps, close, elements)))
+      return failure();
+    if (open == '[')
+      result = AddrAttr::get(ctx, elements);
+    else if (open == '{')
+      result = VectorAttr::get(ctx, elements);
+    else
+      result = ParenAttr::get(ctx, elements);
+    return success();
+  }
+  if (tok.kind == TokKind::Number) {
+    if (failed(parseNumber(gaps, /*negative=*/false, result)))
+      return failure();
+    // In initializers, `0xff(sym)` masks the bytes of an address.
+    if (!allowRegisters && tok.is('(')) {
+      elements.push_back(result);
+      take(gaps);
+      Attribute operand;
+      if (failed(parseExpr(gaps, operand)) ||
+          failed(expectPunct(')', gaps, "to close the mask")))
+        return failure();
+      elements.push_back(operand);
+      result = FuncExprAttr::get(ctx, StringAttr::get(ctx, "mask"), elements);
+    }
+    return success();
+  }
+  if (tok.kind != TokKind::Word)
+    return error("expected an operand, found " + describe(tok));
+  StringRef word = tok.text;
+  if (word == "_") {
+    take(gaps);
+    result = SinkAttr::get(ctx);
+    return success();
+  }
+  if (word.starts_with("%") && allowRegisters) {
+    Value value;
+    StringRef component;
+    if (failed(lookupRegister(word, value, component)))
+      return failure();
+    take(gaps);
+    result = RegRefAttr::get(ctx, instRegisters.size(), component);
+    instRegisters.push_back(value);
+    return success();
+  }
+  if (word.starts_with("%"))
+    return error("a register cannot appear here");
+  take(gaps);
+  if ((word == "generic" || word == "mask") && tok.is('(')) {
+    take(gaps);
+    if (failed(parseList(gaps, ')', elements)))
+      return failure();
+    result = FuncExprAttr::get(ctx, StringAttr::get(ctx, word), elements);
+    return success();
+  }
+  // Registers named without '%' (`.reg .pred p;`) are operands too.
+  if (allowRegisters) {
+    for (auto &scope : llvm::reverse(scopes)) {
+      auto it = scope.find(word);
+      if (it != scope.end()) {
+        result = RegRefAttr::get(ctx, instRegisters.size(), "");
+        instRegisters.push_back(it->second);
+        return success();
+      }
+    }
+  }
+  result = FlatSymbolRefAttr::get(ctx, word);
+  return success();
+}
+
+LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
+                                  Attribute &result) {
+  StringRef text = tok.text;
+  StringRef digits = text;
+  // 0f3F800000 / 0d3FF0000000000000: floats by their bits.
+  if (text.size() > 2 && text[0] == '0' &&
+      (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
+    bool isDouble = text[1] == 'd' || text[1] == 'D';
+    digits = text.drop_front(2);
+    uint64_t bits;
+    if (negative || digits.size() != (isDouble ? 16u : 8u) ||
+        digits.getAsInteger(16, bits))
+      return error(Twine("malformed floating-point literal '") + text +
+                   "': expected 0f and 8 hex digits or 0d and 16");
+    bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
+    bool upper = llvm::any_of(digits, [](char c) { return c >= 'A' && c <= 'F'; });
+    if (lower && upper)
+      return error(Twine("hex digits of '") + text +
+                   "' mix upper and lower case");
+    take(gaps);
+    result = FloatImmAttr::get(ctx, bits, isDouble,
+                               text[1] == 'F' || text[1] == 'D', lower);
+    return success();
+  }
+  if (text.contains('.')) {
+    // A decimal floating-point literal such as 0.0 or 1.25.
+    auto [whole, fraction] = text.split('.');
+    double number;
+    if (whole.empty() || !llvm::all_of(whole, llvm::isDigit) ||
+        !llvm::all_of(fraction, llvm::isDigit) ||
+        text.getAsDouble(number))
+      return error(Twine("malformed floating-point literal '") + text +
+                   "': pyptx reads digits '.' digits, or 0f/0d hex bits");
+    auto attr = DecFloatAttr::get(ctx, llvm::APFloat(negative ? -number : number),
+                                  fraction.size());
+    if (formatDecimalFloat(attr) != (negative ? "-" + text.str() : text.str()))
+      return error(Twine("floating-point literal '") + text +
+                   "' has more digits than a double keeps");
+    take(gaps);
+    if (negative)
+      return error("write a negative decimal float as 0f/0d hex bits");
+    result = attr;
+    return success();
+  }
+  bool unsignedSuffix = digits.consume_back("U");
+  IntFormat format = IntFormat::dec;
+  unsigned radix = 10;
+  if (digits.size() > 2 && (digits.starts_with("0x") || digits.starts_with("0X"))) {
+    if (digits[1] == 'X')
+      return error("write hexadecimal integers with '0x', not '0X'");
+    digits = digits.drop_front(2);
+    radix = 16;
+    bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
+    bool upper = llvm::any_of(digits, [](char c) { return c >= 'A' && c <= 'F'; });
+    if (lower && upper)
+      return error(Twine("hex digits of '") + text +
+                   "' mix upper and lower case");
+    format = upper ? IntFormat::HEX : IntFormat::hex;
+  } else if (digits.size() > 2 &&
+             (digits.starts_with("0b") || digits.starts_with("0B"))) {
+    if (digits[1] == 'B')
+      return error("write binary integers with '0b', not '0B'");
+    digits = digits.drop_front(2);
+    radix = 2;
+    format = IntFormat::bin;
+  } else if (digits.size() > 1 && digits[0] == '0') {
+    digits = digits.drop_front(1);
+    radix = 8;
+    format = IntFormat::oct;
+  }
+  uint64_t value;
+  if (digits.empty() || digits.getAsInteger(radix, value))
+    return error(Twine("malformed integer '") + text + "'");
+  if (format == IntFormat::dec && negative && value > (uint64_t(1) << 63))
+    return error(Twine("integer '-") + text + "' does not fit in 64 bits");
+  // Digits beyond what the value needs (leading zeros) are kept.
+  unsigned minimal = 1;
+  for (uint64_t v = value; v >= radix; v /= radix)
+    ++minimal;
+  unsigned written = format == IntFormat::oct ? digits.size() + 1 : digits.size();
+  if (format == IntFormat::oct)
+    minimal += 1;
+  take(gaps);
+  int64_t signedValue = negative ? -int64_t(value) : int64_t(value);
+  if (negative && format != IntFormat::dec)
+    return error("only decimal integers can be negated in pyptx");
+  result = ImmAttr::get(ctx, signedValue, format, unsignedSuffix,
+                        written == minimal ? 0 : written);
+  return success();
+}
+
+} // namespace
+
+OwningOpRef<Operation *> pyptx::importPTX(llvm::SourceMgr &sourceMgr,
+                                          MLIRContext *context) {
+  context->loadDialect<PTXDialect>();
+  return Parser(sourceMgr, context).parseModule();
+}
+
+void pyptx::registerImportPTXTranslation() {
+  TranslateToMLIRRegistration registration(
+      "import-ptx", "parse PTX text into the pyptx dialect",
+      [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+        return importPTX(sourceMgr, context);
+      },
+      [](DialectRegistry &registry) { registry.insert<PTXDialect>(); });
+}
