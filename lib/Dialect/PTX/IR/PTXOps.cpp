@@ -772,7 +772,8 @@ private:
   LogicalResult resolve(Operation *user, StringRef name) {
     if (paramNames.contains(name) || moduleSymbols.count(name) ||
         name == "WARP_SZ" || name.starts_with(".debug_") ||
-        undeclaredNames.contains(name))
+        undeclaredNames.contains(name) ||
+        (isa<DataOp>(user) && functionLabels.contains(name)))
       return success();
     for (Scope &scope : scopes)
       if (scope.labels.count(name) || scope.names.count(name))
@@ -826,7 +827,16 @@ private:
     return success();
   }
 
+  /// Debug data refers to labels inside functions (`$L__func_begin0`), so
+  /// in sections every label of the module is visible.
   LogicalResult verifySection(SectionOp section) {
+    if (!collectedFunctionLabels) {
+      collectedFunctionLabels = true;
+      for (auto func : module.getBody().getOps<FuncOp>())
+        func.walk([&](LabelOp label) {
+          functionLabels.insert(label.getSymName());
+        });
+    }
     for (auto data : section.getBody().getOps<DataOp>())
       if (failed(verifyRefs(data, data.getValues().getValue())))
         return failure();
@@ -838,6 +848,8 @@ private:
   llvm::StringSet<> undeclaredNames;
   llvm::StringMap<Operation *> moduleSymbols;
   llvm::StringSet<> paramNames;
+  llvm::StringSet<> functionLabels;
+  bool collectedFunctionLabels = false;
   SmallVector<Scope> scopes;
 };
 } // namespace
