@@ -263,11 +263,29 @@ private:
   }
 
   void setTrivia(Operation *op, const Gaps &gaps) {
-    SmallVector<Attribute, 16> attrs;
-    attrs.reserve(gaps.size());
-    for (StringRef gap : gaps)
-      attrs.push_back(StringAttr::get(ctx, gap));
-    op->setAttr(kTriviaAttrName, ArrayAttr::get(ctx, attrs));
+    // Most ops of a file share a handful of gap patterns: look the whole
+    // array up by its joined text before building attributes.
+    triviaKey.clear();
+    for (StringRef gap : gaps) {
+      triviaKey += gap;
+      triviaKey.push_back('\0');
+    }
+    auto [it, inserted] = triviaCache.try_emplace(triviaKey);
+    if (inserted) {
+      SmallVector<Attribute, 16> attrs;
+      attrs.reserve(gaps.size());
+      for (StringRef gap : gaps)
+        attrs.push_back(StringAttr::get(ctx, gap));
+      it->second = ArrayAttr::get(ctx, attrs);
+    }
+    op->setAttr(triviaName, it->second);
+  }
+
+  /// Register operand #index, without a component.
+  Attribute regRef(unsigned index) {
+    while (regRefs.size() <= index)
+      regRefs.push_back(RegRefAttr::get(ctx, regRefs.size(), ""));
+    return regRefs[index];
   }
 
   //===--- Types ----------------------------------------------------------===//
@@ -352,6 +370,12 @@ private:
   bool allowRegisters = false;
   /// Type given to a register the file uses without declaring.
   Type undeclaredType;
+
+  StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
+  SmallString<64> triviaKey;
+  llvm::StringMap<ArrayAttr> triviaCache;
+  llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodeCache;
+  SmallVector<Attribute, 16> regRefs;
 };
 
 OwningOpRef<Operation *> Parser::parseModule() {
@@ -968,11 +992,20 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   if (tok.kind != TokKind::Word || tok.text.starts_with(".") ||
       tok.text.starts_with("%"))
     return error("expected an instruction opcode, found " + describe(tok));
-  StringRef opcode = take(gaps).text;
-  SmallVector<StringRef, 8> parts;
-  opcode.split(parts, '.');
-  if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
-    return error(opcode, "malformed opcode '" + opcode + "'");
+  StringRef opcode = tok.text;
+  auto [cached, inserted] = opcodeCache.try_emplace(opcode);
+  if (inserted) {
+    SmallVector<StringRef, 8> parts;
+    opcode.split(parts, '.');
+    if (llvm::any_of(parts, [](StringRef p) { return p.empty(); })) {
+      opcodeCache.erase(cached);
+      return error(opcode, "malformed opcode '" + opcode + "'");
+    }
+    cached->second = {StringAttr::get(ctx, parts.front()),
+                      builder.getStrArrayAttr(ArrayRef(parts).drop_front())};
+  }
+  auto [mnemonic, modifiers] = cached->second;
+  take(gaps);
   SmallVector<Attribute, 8> operands;
   instRegisters.clear();
   allowRegisters = true;
@@ -987,10 +1020,9 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   allowRegisters = false;
   if (failed(expectPunct(';', gaps, "at the end of the instruction")))
     return failure();
-  auto inst = InstOp::create(builder, location, guard, instRegisters, negated,
-                             parts.front(),
-                             builder.getStrArrayAttr(
-                                 ArrayRef(parts).drop_front()),
+  auto inst = InstOp::create(builder, location, guard, instRegisters,
+                             negated ? builder.getUnitAttr() : UnitAttr(),
+                             mnemonic, modifiers,
                              ArrayAttr::get(ctx, operands));
   setTrivia(inst, gaps);
   return success();
@@ -1160,7 +1192,10 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
     if (failed(lookupRegister(word, value, component)))
       return failure();
     take(gaps);
-    result = RegRefAttr::get(ctx, instRegisters.size(), component);
+    result = component.empty()
+                 ? regRef(instRegisters.size())
+                 : Attribute(RegRefAttr::get(ctx, instRegisters.size(),
+                                             component));
     instRegisters.push_back(value);
     return success();
   }
@@ -1179,7 +1214,7 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
     for (auto &scope : llvm::reverse(scopes)) {
       auto it = scope.find(word);
       if (it != scope.end()) {
-        result = RegRefAttr::get(ctx, instRegisters.size(), "");
+        result = regRef(instRegisters.size());
         instRegisters.push_back(it->second);
         return success();
       }

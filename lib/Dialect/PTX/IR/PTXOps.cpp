@@ -731,6 +731,9 @@ private:
       LogicalResult result =
           llvm::TypeSwitch<Operation *, LogicalResult>(&op)
               .Case([&](RegOp reg) {
+                // Symbols never name registers: collect mode skips them.
+                if (unresolved)
+                  return success();
                 for (unsigned i = 0, e = reg.getNumResults(); i < e; ++i)
                   if (failed(declare(reg.getRegName(i), reg)))
                     return failure();
