@@ -18,6 +18,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -32,25 +33,36 @@ const char *const kBlankLine = "<blank>";
 const char *const kParamLine = "<param>";
 
 struct Tok {
-  std::string text;
+  StringRef text;
   const char *gap;
 };
 
 /// The tokens of one op: `head` before its body (if any), `tail` after.
+/// Token text either lives in the IR or is saved in `saver`.
 struct Rendering {
+  explicit Rendering(llvm::StringSaver &saver) : saver(saver) {}
   SmallVector<Tok, 24> head, tail;
   SmallVector<Tok, 24> *cur = &head;
-  void add(StringRef text, const char *gap) {
-    cur->push_back({text.str(), gap});
+  llvm::StringSaver &saver;
+  /// `text` must outlive the export (IR strings and literals do).
+  void add(StringRef text, const char *gap) { cur->push_back({text, gap}); }
+  /// Adds a token built on the fly.
+  void add(const std::string &text, const char *gap) {
+    cur->push_back({saver.save(text), gap});
+  }
+  void add(const char *text, const char *gap) {
+    cur->push_back({StringRef(text), gap});
   }
 };
 
 class Exporter {
 public:
-  Exporter(raw_ostream &os, bool canonical) : os(os), canonical(canonical) {}
+  Exporter(raw_ostream &os, bool canonical, MLIRContext *ctx)
+      : os(os), canonical(canonical),
+        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {}
 
   LogicalResult exportModule(ModuleOp module) {
-    Rendering r;
+    Rendering r(saver);
     r.add(".version", "");
     r.add((Twine(module.getVersionMajor()) + "." +
            Twine(module.getVersionMinor()))
@@ -114,7 +126,7 @@ private:
   ArrayAttr triviaFor(Operation *op, const Rendering &r) {
     if (canonical)
       return {};
-    auto trivia = op->getAttrOfType<ArrayAttr>(kTriviaAttrName);
+    auto trivia = dyn_cast_or_null<ArrayAttr>(op->getAttr(triviaName));
     if (!trivia || trivia.size() != r.head.size() + r.tail.size() ||
         !llvm::all_of(trivia, [](Attribute a) { return isa<StringAttr>(a); }))
       return {};
@@ -147,7 +159,7 @@ private:
   //===--- Ops ------------------------------------------------------------===//
 
   LogicalResult exportOp(Operation &op, unsigned depth) {
-    Rendering r;
+    Rendering r(saver);
     const char *first = depth == 0 ? kBlankLine : kLine;
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](FuncOp func) { return exportFunc(func, r, first); })
@@ -438,10 +450,16 @@ private:
       r.add(nameOf(guard), "");
       next = " ";
     }
-    std::string opcode = inst.getMnemonic().str();
-    for (StringRef modifier : inst.getModifiers().getAsValueRange<StringAttr>())
-      (opcode += ".") += modifier;
-    r.add(opcode, next);
+    auto [it, inserted] = opcodes.try_emplace(
+        {inst.getMnemonicAttr(), inst.getModifiersAttr()});
+    if (inserted) {
+      std::string opcode = inst.getMnemonic().str();
+      for (StringRef modifier :
+           inst.getModifiers().getAsValueRange<StringAttr>())
+        (opcode += ".") += modifier;
+      it->second = saver.save(opcode);
+    }
+    r.add(it->second, next);
     for (auto [i, operand] : llvm::enumerate(inst.getPtxOperands())) {
       if (i)
         r.add(",", "");
@@ -453,10 +471,16 @@ private:
   }
 
   StringRef nameOf(Value value) {
-    auto [it, inserted] = names.try_emplace(value);
-    if (inserted)
-      it->second = getRegisterName(value);
-    return it->second;
+    auto it = names.find(value);
+    if (it != names.end())
+      return it->second;
+    if (auto reg = value.getDefiningOp<RegOp>()) {
+      // Name all registers of the declaration at once.
+      for (unsigned i = 0, e = reg.getNumResults(); i < e; ++i)
+        names[reg.getResult(i)] = saver.save(reg.getRegName(i));
+      return names[value];
+    }
+    return names[value] = saver.save(getRegisterName(value));
   }
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,
@@ -626,14 +650,18 @@ private:
 
   raw_ostream &os;
   bool canonical;
+  StringAttr triviaName;
   char lastChar = 0;
-  llvm::DenseMap<Value, std::string> names;
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver saver{allocator};
+  llvm::DenseMap<Value, StringRef> names;
+  llvm::DenseMap<std::pair<Attribute, Attribute>, StringRef> opcodes;
 };
 } // namespace
 
 LogicalResult pyptx::exportPTX(ModuleOp module, raw_ostream &os,
                                bool canonical) {
-  return Exporter(os, canonical).exportModule(module);
+  return Exporter(os, canonical, module.getContext()).exportModule(module);
 }
 
 LogicalResult pyptx::exportPTX(Operation *op, raw_ostream &os,

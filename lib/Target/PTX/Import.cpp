@@ -33,6 +33,7 @@ struct Token {
   TokKind kind = TokKind::Eof;
   StringRef text; // the token's characters
   StringRef gap;  // whitespace and comments before it
+  unsigned line = 0, column = 0;
   bool is(char c) const {
     return kind == TokKind::Punct && text.size() == 1 && text[0] == c;
   }
@@ -45,14 +46,27 @@ class Lexer {
 public:
   explicit Lexer(StringRef buffer)
       : begin(buffer.data()), cur(buffer.data()),
-        end(buffer.data() + buffer.size()) {}
+        end(buffer.data() + buffer.size()), lineStart(buffer.data()) {}
+
+  /// Line (1-based) and column of the token `next` returned last.
+  unsigned line = 1, column = 1;
 
   Token next() {
+    Token token = lex();
+    token.line = line;
+    token.column = column;
+    return token;
+  }
+
+private:
+  Token lex() {
     const char *gapStart = cur;
     if (!skipTrivia())
       return make(TokKind::Error, gapStart, cur, errorPos);
     StringRef gap(gapStart, cur - gapStart);
     const char *start = cur;
+    line = lineNo;
+    column = unsigned(cur - lineStart) + 1;
     if (cur == end)
       return make(TokKind::Eof, gapStart, start, start, gap);
     char c = *cur;
@@ -109,6 +123,7 @@ public:
     return make(TokKind::Error, gapStart, start, start, gap);
   }
 
+public:
   const char *getBegin() const { return begin; }
   const char *errorPos = nullptr;
   std::string errorMessage;
@@ -125,8 +140,13 @@ private:
   bool skipTrivia() {
     while (cur != end) {
       char c = *cur;
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-          c == '\v') {
+      if (c == '\n') {
+        ++cur;
+        ++lineNo;
+        lineStart = cur;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
         ++cur;
         continue;
       }
@@ -138,8 +158,13 @@ private:
       if (c == '/' && cur + 1 != end && cur[1] == '*') {
         const char *start = cur;
         cur += 2;
-        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/'))
+        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/')) {
+          if (*cur == '\n') {
+            ++lineNo;
+            lineStart = cur + 1;
+          }
           ++cur;
+        }
         if (cur + 1 >= end) {
           errorPos = start;
           errorMessage = "unterminated /* comment";
@@ -164,6 +189,8 @@ private:
   }
 
   const char *begin, *cur, *end;
+  unsigned lineNo = 1;
+  const char *lineStart;
 };
 
 //===----------------------------------------------------------------------===//
@@ -217,7 +244,11 @@ private:
         sourceMgr.getLineAndColumn(SMLoc::getFromPointer(text.data()));
     return FileLineColLoc::get(bufferName, line, col);
   }
-  Location loc() { return locOf(tok.text); }
+  Location loc() {
+    if (tok.line)
+      return FileLineColLoc::get(bufferName, tok.line, tok.column);
+    return locOf(tok.text);
+  }
 
   InFlightDiagnostic error(StringRef at, const Twine &message) {
     failedAlready = true;
@@ -360,8 +391,23 @@ private:
   bool hasLookahead = false;
   bool failedAlready = false;
 
-  /// Register registers visible at this point, innermost scope last.
-  SmallVector<llvm::StringMap<Value>, 4> scopes;
+  /// Registers declared in one block: single names, and ranges (`%r<10>`)
+  /// kept unexpanded as (first result, count).
+  struct RegScope {
+    llvm::StringMap<Value> names;
+    llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
+        ranges;
+    Value find(StringRef name) const;
+  };
+  /// Registers visible at this point, innermost scope last.
+  SmallVector<RegScope, 4> scopes;
+  /// Finds a declared register by name in the visible scopes.
+  Value findRegister(StringRef name) const {
+    for (const RegScope &scope : llvm::reverse(scopes))
+      if (Value value = scope.find(name))
+        return value;
+    return {};
+  }
   /// Special registers of the current function, created on first use.
   llvm::StringMap<Value> specialRegisters;
   Block *functionBlock = nullptr;
@@ -621,7 +667,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayAttr list : {func.getRetParams(), func.getParams()})
     for (auto param : list.getAsRange<ParamAttr>())
       if (param.getSpace() == StateSpace::reg)
-        scopes.back()[param.getName()] = block->getArgument(argIndex++);
+        scopes.back().names[param.getName()] = block->getArgument(argIndex++);
   if (failed(parseBody(block, gaps)))
     return failure();
   setTrivia(func, gaps);
@@ -841,19 +887,15 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
                            TypeAttr::get(type), ArrayAttr::get(ctx, names),
                            builder.getDenseI64ArrayAttr(counts));
   setTrivia(reg, gaps);
-  llvm::StringMap<Value> &scope = scopes.back();
+  RegScope &scope = scopes.back();
   unsigned result = 0;
-  SmallString<32> expanded;
   for (auto [name, count] : llvm::zip(nameTexts, counts)) {
     if (count < 0) {
-      scope[name] = reg.getResult(result++);
+      scope.names[name] = reg.getResult(result++);
       continue;
     }
-    for (int64_t i = 0; i < count; ++i) {
-      expanded = name;
-      expanded += std::to_string(i);
-      scope[expanded] = reg.getResult(result++);
-    }
+    scope.ranges[name] = {reg, {result, count}};
+    result += count;
   }
   return success();
 }
@@ -1032,15 +1074,35 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
 // Operands
 //===----------------------------------------------------------------------===//
 
+Value Parser::RegScope::find(StringRef name) const {
+  auto it = names.find(name);
+  if (it != names.end())
+    return it->second;
+  if (ranges.empty())
+    return {};
+  // `%r12` is register 12 of `%r<N>`, or register 2 of `%r1<N>`.
+  size_t digits = 0;
+  while (digits < name.size() && llvm::isDigit(name[name.size() - 1 - digits]))
+    ++digits;
+  for (size_t n = digits; n > 0; --n) {
+    StringRef index = name.take_back(n);
+    if (index.size() > 1 && index[0] == '0')
+      continue;
+    auto range = ranges.find(name.drop_back(n));
+    if (range == ranges.end())
+      continue;
+    uint64_t i;
+    auto [first, count] = range->second.second;
+    if (!index.getAsInteger(10, i) && i < uint64_t(count))
+      return range->second.first->getResult(first + i);
+  }
+  return {};
+}
+
 LogicalResult Parser::lookupRegister(StringRef name, Value &value,
                                      StringRef &component) {
-  for (auto &scope : llvm::reverse(scopes)) {
-    auto it = scope.find(name);
-    if (it != scope.end()) {
-      value = it->second;
-      return success();
-    }
-  }
+  if ((value = findRegister(name)))
+    return success();
   if (unsigned width = getSpecialRegisterWidth(name)) {
     auto [it, inserted] = specialRegisters.try_emplace(name);
     if (inserted) {
@@ -1058,14 +1120,9 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
   // `%v.x`: a component of a vector register.
   auto [base, suffix] = name.rsplit('.');
   if (!suffix.empty() && suffix.size() == 1 && base != name) {
-    StringRef ignored;
-    for (auto &scope : llvm::reverse(scopes)) {
-      auto it = scope.find(base);
-      if (it != scope.end()) {
-        value = it->second;
-        component = suffix;
-        return success();
-      }
+    if ((value = findRegister(base))) {
+      component = suffix;
+      return success();
     }
   }
   // A register the file never declares (ptxas would reject the file):
@@ -1211,13 +1268,10 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
   }
   // Registers named without '%' (`.reg .pred p;`) are operands too.
   if (allowRegisters) {
-    for (auto &scope : llvm::reverse(scopes)) {
-      auto it = scope.find(word);
-      if (it != scope.end()) {
-        result = regRef(instRegisters.size());
-        instRegisters.push_back(it->second);
-        return success();
-      }
+    if (Value value = findRegister(word)) {
+      result = regRef(instRegisters.size());
+      instRegisters.push_back(value);
+      return success();
     }
   }
   result = FlatSymbolRefAttr::get(ctx, word);
