@@ -19,6 +19,10 @@ config.substitutions.append(("%pyptx_src_root", config.pyptx_src_root))
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
+# `not` at the start of a pipeline and split-file are run by name: LLVM's
+# default substitutions only cover FileCheck, `| not` and `| count`.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
 tool_dirs = [config.pyptx_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
     ["pyptx-opt", "pyptx-translate"], tool_dirs)
