@@ -62,7 +62,7 @@ private:
   Token lex() {
     const char *gapStart = cur;
     if (!skipTrivia())
-      return make(TokKind::Error, gapStart, cur, errorPos);
+      return make(TokKind::Error, gapStart, errorPos, errorPos);
     StringRef gap(gapStart, cur - gapStart);
     const char *start = cur;
     line = lineNo;
@@ -92,7 +92,7 @@ private:
     if (c == '"') {
       ++cur;
       while (cur != end && *cur != '"' && *cur != '\n') {
-        if (*cur == '\\' && cur + 1 != end)
+        if (*cur == '\\' && cur + 1 != end && cur[1] != '\n')
           ++cur;
         ++cur;
       }
@@ -416,6 +416,21 @@ private:
   bool allowRegisters = false;
   /// Type given to a register the file uses without declaring.
   Type undeclaredType;
+
+  /// Bounds the recursion on nested scopes, brackets and unary operators,
+  /// so that hostile input gets an error rather than a stack overflow.
+  static constexpr unsigned kMaxNesting = 256;
+  unsigned nesting = 0;
+  struct Nest {
+    Parser &parser;
+    explicit Nest(Parser &parser) : parser(parser) { ++parser.nesting; }
+    ~Nest() { --parser.nesting; }
+  };
+  LogicalResult checkNesting() {
+    if (nesting > kMaxNesting)
+      return error("nesting deeper than " + Twine(kMaxNesting) + " levels");
+    return success();
+  }
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
   SmallString<64> triviaKey;
@@ -768,6 +783,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   bool saved = allowRegisters;
   allowRegisters = false;
   while (!tok.is('}')) {
+    if (tok.kind == TokKind::Eof)
+      return error("expected '}' to close the section, found end of file");
     Gaps itemGaps;
     Location itemLoc = loc();
     if (tok.kind == TokKind::Word && peek().is(':')) {
@@ -816,6 +833,9 @@ LogicalResult Parser::parseBody(Block *block, Gaps &closeGaps) {
 }
 
 LogicalResult Parser::parseStatement() {
+  Nest nest(*this);
+  if (failed(checkNesting()))
+    return failure();
   Gaps gaps;
   Location location = loc();
   if (tok.is('{')) {
@@ -856,10 +876,11 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
   take(gaps);
   ScalarType scalar;
   unsigned vecWidth;
+  StringRef typeStart = tok.text;
   if (failed(parseType(gaps, scalar, vecWidth)))
     return failure();
   if (scalar == ScalarType::pred && vecWidth != 1)
-    return error("predicate registers cannot be vectors");
+    return error(typeStart, "predicate registers cannot be vectors");
   Type type = regType(scalar, vecWidth);
   SmallVector<Attribute> names;
   SmallVector<int64_t> counts;
@@ -1014,12 +1035,10 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
       take(gaps);
       negated = true;
     }
-    if (tok.kind != TokKind::Word || !tok.text.starts_with("%")) {
-      // Guards may also name a predicate without '%'.
-      if (tok.kind != TokKind::Word)
-        return error("expected a predicate register after '@', found " +
-                     describe(tok));
-    }
+    if (tok.kind != TokKind::Word ||
+        (!tok.text.starts_with("%") && !findRegister(tok.text)))
+      return error("expected a predicate register after '@', found " +
+                   describe(tok));
     StringRef component;
     StringRef name = tok.text;
     undeclaredType = PredType::get(ctx);
@@ -1031,8 +1050,7 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
       return error("the guard '" + name + "' is not a predicate register");
     take(gaps);
   }
-  if (tok.kind != TokKind::Word || tok.text.starts_with(".") ||
-      tok.text.starts_with("%"))
+  if (tok.kind != TokKind::Word || !llvm::isAlpha(tok.text.front()))
     return error("expected an instruction opcode, found " + describe(tok));
   StringRef opcode = tok.text;
   auto [cached, inserted] = opcodeCache.try_emplace(opcode);
@@ -1168,6 +1186,9 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
 }
 
 LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result) {
+  Nest nest(*this);
+  if (failed(checkNesting()))
+    return failure();
   if (tok.is('!')) {
     take(gaps);
     Attribute operand;
@@ -1288,7 +1309,10 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     bool isDouble = text[1] == 'd' || text[1] == 'D';
     digits = text.drop_front(2);
     uint64_t bits;
-    if (negative || digits.size() != (isDouble ? 16u : 8u) ||
+    if (negative)
+      return error("a 0f/0d literal cannot be negated: flip its sign bit "
+                   "instead (0fBF800000 is -1.0)");
+    if (digits.size() != (isDouble ? 16u : 8u) ||
         digits.getAsInteger(16, bits))
       return error(Twine("malformed floating-point literal '") + text +
                    "': expected 0f and 8 hex digits or 0d and 16");
@@ -1313,12 +1337,12 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
                    "': pyptx reads digits '.' digits, or 0f/0d hex bits");
     auto attr = DecFloatAttr::get(ctx, llvm::APFloat(negative ? -number : number),
                                   fraction.size());
-    if (formatDecimalFloat(attr) != (negative ? "-" + text.str() : text.str()))
+    if (negative)
+      return error("write a negative decimal float as 0f/0d hex bits");
+    if (formatDecimalFloat(attr) != text)
       return error(Twine("floating-point literal '") + text +
                    "' has more digits than a double keeps");
     take(gaps);
-    if (negative)
-      return error("write a negative decimal float as 0f/0d hex bits");
     result = attr;
     return success();
   }
@@ -1349,8 +1373,17 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     format = IntFormat::oct;
   }
   uint64_t value;
-  if (digits.empty() || digits.getAsInteger(radix, value))
+  if (negative && format != IntFormat::dec)
+    return error("only decimal integers can be negated in pyptx");
+  if (digits.empty() || digits.getAsInteger(radix, value)) {
+    bool wellFormed = !digits.empty() && llvm::all_of(digits, [&](char c) {
+      unsigned digit = llvm::hexDigitValue(c);
+      return digit < radix;
+    });
+    if (wellFormed)
+      return error(Twine("integer '") + text + "' does not fit in 64 bits");
     return error(Twine("malformed integer '") + text + "'");
+  }
   if (format == IntFormat::dec && negative && value > (uint64_t(1) << 63))
     return error(Twine("integer '-") + text + "' does not fit in 64 bits");
   // Digits beyond what the value needs (leading zeros) are kept.
@@ -1362,8 +1395,6 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     minimal += 1;
   take(gaps);
   int64_t signedValue = negative ? -int64_t(value) : int64_t(value);
-  if (negative && format != IntFormat::dec)
-    return error("only decimal integers can be negated in pyptx");
   result = ImmAttr::get(ctx, signedValue, format, unsignedSuffix,
                         written == minimal ? 0 : written);
   return success();
