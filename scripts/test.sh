@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test suite: lit (dialect, export) and GoogleTest. The last line
-# gives the combined counts.
+# Runs every test suite: lit (dialect, import, export), GoogleTest, and the
+# corpus round trips. The last line gives the combined counts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -12,9 +12,10 @@ trap 'rm -f "$LOG"' EXIT
 echo "== lit"
 /usr/lib/llvm-22/bin/lit -sv "$BUILD_DIR/test" 2>&1 | tee "$LOG"
 lit_rc=${PIPESTATUS[0]}
-lit_passed=$(awk '/^ *Passed *:/ {print $3}' "$LOG"); lit_passed=${lit_passed:-0}
-lit_failed=$(awk '/^ *(Failed|Unresolved|Timed Out|Unexpectedly Passed) *:/ {n+=$NF} END {print n+0}' "$LOG")
-lit_unsupported=$(awk '/^ *Unsupported *:/ {print $3}' "$LOG"); lit_unsupported=${lit_unsupported:-0}
+lit_count() { sed -n "s/^ *\($1\) *: *\([0-9][0-9]*\).*/\2/p" "$LOG" | awk '{n+=$1} END {print n+0}'; }
+lit_passed=$(lit_count 'Passed')
+lit_failed=$(lit_count 'Failed\|Unresolved\|Timed Out\|Unexpectedly Passed')
+lit_unsupported=$(lit_count 'Unsupported')
 
 echo "== gtest"
 "$BUILD_DIR/bin/pyptx-unittests" 2>&1 | tee "$LOG"
@@ -23,9 +24,25 @@ gtest_passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$LOG"); gtest_
 gtest_failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$LOG"); gtest_failed=${gtest_failed:-0}
 if [[ $gtest_rc -ne 0 && $gtest_failed -eq 0 ]]; then gtest_failed=1; fi
 
-passed=$((lit_passed + gtest_passed))
-failed=$((lit_failed + gtest_failed))
+echo "== corpus round trips"
+corpora=()
+SHARED=../shared/corpus
+[[ -d $SHARED/pyptx ]] && corpora+=("$SHARED/pyptx:$SHARED/pyptx-ptxas-valid.txt")
+[[ -d test/corpus/generated ]] && corpora+=(test/corpus/generated)
+corpus_passed=0; corpus_failed=0
+if ((${#corpora[@]})); then
+  python3 test/corpus/check_corpus.py --bin "$BUILD_DIR/bin" "${corpora[@]}" 2>&1 | tee "$LOG"
+  corpus_rc=${PIPESTATUS[0]}
+  corpus_passed=$(sed -n 's/^corpus: \([0-9]*\) passed, \([0-9]*\) failed$/\1/p' "$LOG"); corpus_passed=${corpus_passed:-0}
+  corpus_failed=$(sed -n 's/^corpus: \([0-9]*\) passed, \([0-9]*\) failed$/\2/p' "$LOG"); corpus_failed=${corpus_failed:-0}
+  if [[ $corpus_rc -ne 0 && $corpus_failed -eq 0 ]]; then corpus_failed=1; fi
+else
+  echo "no corpus found (../shared/corpus/pyptx, test/corpus/generated)"
+fi
+
+passed=$((lit_passed + gtest_passed + corpus_passed))
+failed=$((lit_failed + gtest_failed + corpus_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed"
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed"
 echo "total: $passed passed, $failed failed, $lit_unsupported skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

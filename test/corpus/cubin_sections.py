@@ -34,10 +34,15 @@ def sections(path):
     return result
 
 
+def differing_sections(path_a, path_b):
+    """Names of the sections (other than the PTX text ones) that differ."""
+    a, b = sections(path_a), sections(path_b)
+    return sorted(n.decode() for n in set(a) | set(b)
+                  if not n.endswith(PTX_TEXT_SECTIONS) and a.get(n) != b.get(n))
+
+
 def main():
-    a, b = sections(sys.argv[1]), sections(sys.argv[2])
-    differ = sorted(n.decode() for n in set(a) | set(b)
-                    if not n.endswith(PTX_TEXT_SECTIONS) and a.get(n) != b.get(n))
+    differ = differing_sections(sys.argv[1], sys.argv[2])
     if differ:
         print("sections differ: " + ", ".join(differ))
         return 1

@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Round-trip every PTX file of the corpora through the pyptx dialect.
+
+For each file:
+  1. import + export reproduces the file byte for byte;
+  2. for files ptxas accepts: the canonical export (no trivia) assembles to
+     the same cubin as the original (sections that embed the PTX text itself
+     are ignored; see cubin_sections.py).
+
+usage: check_corpus.py [--bin DIR] [--jobs N] [--no-ptxas] CORPUS...
+  CORPUS is a directory of .ptx files, optionally followed by
+  `:LISTFILE`, a file naming the ptxas-accepted files (relative paths); a
+  directory without a list counts every file as ptxas-accepted.
+The last line is "corpus: N passed, N failed".
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import cubin_sections  # noqa: E402
+
+
+def run(cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True)
+
+
+def target_of(text):
+    m = re.search(rb"^\s*\.target\s+(\w+)", text, re.M)
+    return m.group(1).decode() if m else None
+
+
+def check(path, valid, tools, ptxas, tmp):
+    original = open(path, "rb").read()
+    imported = run([tools["translate"], "--import-ptx", path])
+    if imported.returncode:
+        return "import failed: " + imported.stderr.decode(errors="replace")[:300]
+    exported = run([tools["translate"], "--export-ptx"], imported.stdout)
+    if exported.returncode:
+        return "export failed: " + exported.stderr.decode(errors="replace")[:300]
+    if exported.stdout != original:
+        return "round trip differs"
+    if not (valid and ptxas):
+        return None
+    canonical = run([tools["translate"], "--export-ptx", "--ptx-canonical"],
+                    imported.stdout)
+    if canonical.returncode:
+        return "canonical export failed"
+    arch = target_of(original)
+    base = os.path.join(tmp, str(abs(hash(path))))
+    with open(base + ".ptx", "wb") as f:
+        f.write(canonical.stdout)
+    for src, out in ((path, base + ".a.cubin"), (base + ".ptx", base + ".b.cubin")):
+        r = run([ptxas, "-arch=" + arch, src, "-o", out])
+        if r.returncode:
+            return f"ptxas failed on {'canonical export' if src != path else 'original'}: " + \
+                r.stderr.decode(errors="replace")[:300]
+    differ = cubin_sections.differing_sections(base + ".a.cubin", base + ".b.cubin")
+    for suffix in (".ptx", ".a.cubin", ".b.cubin"):
+        os.unlink(base + suffix)
+    if differ:
+        return "canonical export assembles differently: " + ", ".join(differ)
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--bin", default=os.path.join(HERE, "..", "..", "build", "bin"))
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--no-ptxas", action="store_true")
+    parser.add_argument("corpora", nargs="+")
+    args = parser.parse_args()
+    tools = {"translate": os.path.join(args.bin, "pyptx-translate")}
+    ptxas = None if args.no_ptxas else (
+        shutil.which("ptxas") or
+        ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None))
+
+    jobs = []
+    for corpus in args.corpora:
+        directory, _, listfile = corpus.partition(":")
+        files = sorted(os.path.join(root, f) for root, _, names in os.walk(directory)
+                       for f in names if f.endswith(".ptx"))
+        valid = None
+        if listfile:
+            valid = {os.path.normpath(os.path.join(directory, line.strip()))
+                     for line in open(listfile) if line.strip()}
+        for f in files:
+            jobs.append((f, valid is None or os.path.normpath(f) in valid))
+    if not jobs:
+        print("corpus: no files found", file=sys.stderr)
+        return 1
+
+    print(f"corpus: {len(jobs)} files, {sum(v for _, v in jobs)} checked with "
+          f"{'ptxas' if ptxas else 'no ptxas (not found)'}", flush=True)
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        results = pool.map(lambda job: (job[0], check(job[0], job[1], tools, ptxas, tmp)), jobs)
+        for done, (path, problem) in enumerate(results, 1):
+            if problem:
+                failures.append(path)
+                print(f"FAIL {path}: {problem}", flush=True)
+            if done % 50 == 0:
+                print(f"  {done}/{len(jobs)} files", flush=True)
+    print(f"corpus: {len(jobs) - len(failures)} passed, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
