@@ -474,13 +474,9 @@ private:
     auto it = names.find(value);
     if (it != names.end())
       return it->second;
-    if (auto reg = value.getDefiningOp<RegOp>()) {
-      // Name all registers of the declaration at once.
-      for (unsigned i = 0, e = reg.getNumResults(); i < e; ++i)
-        names[reg.getResult(i)] = saver.save(reg.getRegName(i));
-      return names[value];
-    }
-    return names[value] = saver.save(getRegisterName(value));
+    StringRef name = saver.save(getRegisterName(value));
+    names.try_emplace(value, name);
+    return name;
   }
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,

@@ -1130,7 +1130,7 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
                              : Type(RegType::get(ctx, width == 64
                                                           ? ScalarType::u64
                                                           : ScalarType::u32));
-      it->second = SRegOp::create(builder, locOf(name), type, name);
+      it->second = SRegOp::create(builder, loc(), type, name);
     }
     value = it->second;
     return success();
@@ -1151,7 +1151,7 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
     builder.setInsertionPointToStart(functionBlock);
     Type type = undeclaredType ? undeclaredType
                                : Type(RegType::get(ctx, ScalarType::b32));
-    auto sreg = SRegOp::create(builder, locOf(name), type, name);
+    auto sreg = SRegOp::create(builder, loc(), type, name);
     sreg.setUndeclared(true);
     it->second = sreg;
     emitWarning(locOf(name), "register '")

@@ -1228,8 +1228,11 @@ std::string RegOp::getRegName(unsigned index) {
       --index;
       continue;
     }
-    if (index < count)
-      return (name + Twine(index)).str();
+    if (index < count) {
+      std::string result = name.str();
+      result += std::to_string(index);
+      return result;
+    }
     index -= count;
   }
   return "<unnamed>";
