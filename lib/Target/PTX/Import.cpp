@@ -397,13 +397,15 @@ private:
     llvm::StringMap<Value> names;
     llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
         ranges;
-    Value find(StringRef name) const;
+    /// Names already resolved through `ranges`.
+    llvm::StringMap<Value> fromRanges;
+    Value find(StringRef name);
   };
   /// Registers visible at this point, innermost scope last.
   SmallVector<RegScope, 4> scopes;
   /// Finds a declared register by name in the visible scopes.
-  Value findRegister(StringRef name) const {
-    for (const RegScope &scope : llvm::reverse(scopes))
+  Value findRegister(StringRef name) {
+    for (RegScope &scope : llvm::reverse(scopes))
       if (Value value = scope.find(name))
         return value;
     return {};
@@ -1092,12 +1094,15 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
 // Operands
 //===----------------------------------------------------------------------===//
 
-Value Parser::RegScope::find(StringRef name) const {
+Value Parser::RegScope::find(StringRef name) {
   auto it = names.find(name);
   if (it != names.end())
     return it->second;
   if (ranges.empty())
     return {};
+  auto cached = fromRanges.find(name);
+  if (cached != fromRanges.end())
+    return cached->second;
   // `%r12` is register 12 of `%r<N>`, or register 2 of `%r1<N>`.
   size_t digits = 0;
   while (digits < name.size() && llvm::isDigit(name[name.size() - 1 - digits]))
@@ -1111,8 +1116,11 @@ Value Parser::RegScope::find(StringRef name) const {
       continue;
     uint64_t i;
     auto [first, count] = range->second.second;
-    if (!index.getAsInteger(10, i) && i < uint64_t(count))
-      return range->second.first->getResult(first + i);
+    if (!index.getAsInteger(10, i) && i < uint64_t(count)) {
+      Value value = range->second.first->getResult(first + i);
+      fromRanges[name] = value;
+      return value;
+    }
   }
   return {};
 }
