@@ -7,14 +7,15 @@ from lit.llvm import llvm_config
 
 config.name = "pyptx"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".ptx"]
-config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt",
+config.suffixes = [".mlir", ".ptx", ".test"]
+config.excludes = ["lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt", "corpus",
                    "Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.pyptx_obj_root, "test")
 
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%pyptx_src_root", config.pyptx_src_root))
+config.substitutions.append(("%pyptx_tools_dir", config.pyptx_tools_dir))
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()

@@ -1,6 +1,7 @@
 // RUN: pyptx-opt %s | pyptx-opt | FileCheck %s
 // RUN: pyptx-opt %s --mlir-print-op-generic | pyptx-opt | FileCheck %s
 // RUN: pyptx-opt %s --emit-bytecode | pyptx-opt | FileCheck %s
+// RUN: pyptx-opt %s -o %t.1.mlir && pyptx-opt %t.1.mlir -o %t.2.mlir && diff %t.1.mlir %t.2.mlir
 
 // Every op of the pyptx dialect, in its custom form. Each RUN line prints the
 // file, parses the printed form back (custom, generic or bytecode) and checks

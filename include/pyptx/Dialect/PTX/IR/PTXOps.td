@@ -23,7 +23,7 @@ def PTX_ModuleOp : PTX_Op<"module", [
   let summary = "a PTX file: .version, .target, .address_size and its body";
   let description = [{
     ```mlir
-    pyptx.module version 8.7 target ["sm_90a"] address_size 64 {
+    pyptx.module version 8.7 target sm_90a address_size 64 {
       ...
     }
     ```
@@ -67,7 +67,7 @@ def PTX_FuncOp : PTX_Op<"func", [
         maxntid(128, 1, 1) {
       ...
     }
-    pyptx.func func (reg b32 @"%ret") @add(reg b32 @"%a") {
+    pyptx.func func @add(reg b32 @"%a") -> (reg b32 @"%ret") {
     ^bb0(%ret: !pyptx.reg<b32>, %a: !pyptx.reg<b32>):
       ...
     }
@@ -174,9 +174,9 @@ def PTX_InstOp : PTX_Op<"inst", [ParentOneOf<BodyParents>,
   let summary = "one PTX instruction";
   let description = [{
     ```mlir
-    pyptx.inst add.s32 %r3, %r1, 16 : b32, b32
-    pyptx.inst if not %p "bra.uni" @"$L__BB0_2"
-    pyptx.inst ld.global.v4.f32 {%f0, %f1, %f2, %f3}, [%rd1 + 16]
+    pyptx.inst add.s32 (%r3, %r1, 16) : b32, b32
+    pyptx.inst if not %p bra.uni (@"$L__BB0_2")
+    pyptx.inst ld.global.v4.f32 ({%f0, %f1, %f2, %f3}, [%rd1 + 16])
         : f32, f32, f32, f32, b64
     ```
     The opcode is a mnemonic and its ordered modifiers. Register operands
