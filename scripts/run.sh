@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The main job: set up, build, export the example kernel to PTX, and check
-# it with ptxas when present.
+# The main job: set up, build, export the example kernel to PTX and check it
+# with ptxas when present, then round-trip an nvcc-generated PTX file through
+# the dialect.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -21,4 +22,23 @@ if [[ -x "$PTXAS" ]]; then
   echo "== ptxas -arch=sm_90a: ok ($(stat -c %s "$OUT/vector_add.cubin") byte cubin)"
 else
   echo "== ptxas not found: PTX not assembled"
+fi
+
+echo "== round trip examples/ptx/saxpy.ptx (nvcc -lineinfo output)"
+"$BIN/pyptx-translate" --import-ptx examples/ptx/saxpy.ptx -o "$OUT/saxpy.mlir"
+"$BIN/pyptx-opt" "$OUT/saxpy.mlir" -o "$OUT/saxpy.verified.mlir"
+"$BIN/pyptx-translate" --export-ptx "$OUT/saxpy.verified.mlir" -o "$OUT/saxpy.ptx"
+if cmp -s examples/ptx/saxpy.ptx "$OUT/saxpy.ptx"; then
+  echo "== byte-identical ($(stat -c %s "$OUT/saxpy.ptx") bytes)"
+else
+  diff examples/ptx/saxpy.ptx "$OUT/saxpy.ptx" | head -20
+  echo "== round trip differs" >&2
+  exit 1
+fi
+"$BIN/pyptx-translate" --export-ptx --ptx-canonical "$OUT/saxpy.verified.mlir" -o "$OUT/saxpy.canonical.ptx"
+if [[ -x "$PTXAS" ]]; then
+  "$PTXAS" -arch=sm_90a examples/ptx/saxpy.ptx -o "$OUT/a.cubin"
+  "$PTXAS" -arch=sm_90a "$OUT/saxpy.canonical.ptx" -o "$OUT/b.cubin"
+  python3 test/corpus/cubin_sections.py "$OUT/a.cubin" "$OUT/b.cubin"
+  echo "== canonical export assembles to the same cubin"
 fi
