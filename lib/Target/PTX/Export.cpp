@@ -617,6 +617,14 @@ private:
   void renderInteger(Rendering &r, ImmAttr imm, const char *gap) {
     int64_t value = imm.getValue();
     unsigned width = imm.getDigits();
+    // Small decimals are the common case: no allocation.
+    if (imm.getFormat() == IntFormat::dec && value >= 0 && value < 10000 &&
+        !width && !imm.getUnsignedSuffix()) {
+      char buffer[8];
+      int length = snprintf(buffer, sizeof(buffer), "%d", int(value));
+      r.add(saver.save(StringRef(buffer, length)), gap);
+      return;
+    }
     std::string text;
     switch (imm.getFormat()) {
     case IntFormat::dec:

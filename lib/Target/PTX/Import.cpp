@@ -18,6 +18,9 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <array>
+#include <cstring>
+
 using namespace mlir;
 using namespace pyptx;
 
@@ -129,12 +132,28 @@ public:
   std::string errorMessage;
 
 private:
+  /// Character classes, by table: the lexer's inner loops test every byte.
+  enum : uint8_t { kWordStart = 1, kWordChar = 2, kSpace = 4 };
+  static const std::array<uint8_t, 256> &classes() {
+    static const std::array<uint8_t, 256> table = [] {
+      std::array<uint8_t, 256> t{};
+      for (int c = 0; c < 256; ++c) {
+        bool alpha = llvm::isAlpha(c), digit = llvm::isDigit(c);
+        if (alpha || c == '_' || c == '$' || c == '%' || c == '.')
+          t[c] |= kWordStart;
+        if (alpha || digit || c == '_' || c == '$' || c == '.')
+          t[c] |= kWordChar;
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+          t[c] |= kSpace;
+      }
+      return t;
+    }();
+    return table;
+  }
   static bool isWordStart(char c) {
-    return llvm::isAlpha(c) || c == '_' || c == '$' || c == '%' || c == '.';
+    return classes()[uint8_t(c)] & kWordStart;
   }
-  static bool isWordChar(char c) {
-    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
-  }
+  static bool isWordChar(char c) { return classes()[uint8_t(c)] & kWordChar; }
 
   /// Skips whitespace and comments; false on an unterminated comment.
   bool skipTrivia() {
@@ -146,13 +165,13 @@ private:
         lineStart = cur;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      if (classes()[uint8_t(c)] & kSpace) {
         ++cur;
         continue;
       }
       if (c == '/' && cur + 1 != end && cur[1] == '/') {
-        while (cur != end && *cur != '\n')
-          ++cur;
+        const void *newline = memchr(cur, '\n', end - cur);
+        cur = newline ? static_cast<const char *>(newline) : end;
         continue;
       }
       if (c == '/' && cur + 1 != end && cur[1] == '*') {
@@ -294,6 +313,9 @@ private:
   }
 
   void setTrivia(Operation *op, const Gaps &gaps) {
+    op->setAttr(triviaName, triviaAttr(gaps));
+  }
+  ArrayAttr triviaAttr(const Gaps &gaps) {
     // Most ops of a file share a handful of gap patterns: look the whole
     // array up by its joined text before building attributes.
     triviaKey.clear();
@@ -309,7 +331,7 @@ private:
         attrs.push_back(StringAttr::get(ctx, gap));
       it->second = ArrayAttr::get(ctx, attrs);
     }
-    op->setAttr(triviaName, it->second);
+    return it->second;
   }
 
   /// Register operand #index, without a component.
@@ -397,8 +419,6 @@ private:
     llvm::StringMap<Value> names;
     llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
         ranges;
-    /// Names already resolved through `ranges`.
-    llvm::StringMap<Value> fromRanges;
     Value find(StringRef name);
   };
   /// Registers visible at this point, innermost scope last.
@@ -839,8 +859,8 @@ LogicalResult Parser::parseStatement() {
   if (failed(checkNesting()))
     return failure();
   Gaps gaps;
-  Location location = loc();
   if (tok.is('{')) {
+    Location location = loc();
     take(gaps);
     auto scope = ScopeOp::create(builder, location);
     Block *block = &scope.getBody().emplaceBlock();
@@ -857,7 +877,7 @@ LogicalResult Parser::parseStatement() {
   if (tok.isWord(".loc"))
     return parseLoc(gaps);
   if (tok.isWord(".pragma"))
-    return parsePragma(gaps, location);
+    return parsePragma(gaps, loc());
   if (tok.kind == TokKind::Word && tok.text.starts_with(".") &&
       symbolizeStateSpace(tok.text.drop_front()))
     return parseVar(gaps, Linkage::none);
@@ -1082,11 +1102,14 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   allowRegisters = false;
   if (failed(expectPunct(';', gaps, "at the end of the instruction")))
     return failure();
-  auto inst = InstOp::create(builder, location, guard, instRegisters,
-                             negated ? builder.getUnitAttr() : UnitAttr(),
-                             mnemonic, modifiers,
-                             ArrayAttr::get(ctx, operands));
-  setTrivia(inst, gaps);
+  // Built with its trivia in one go: setting an attribute afterwards would
+  // rebuild the op's attribute dictionary.
+  OperationState state(location, InstOp::getOperationName());
+  InstOp::build(builder, state, guard, instRegisters,
+                negated ? builder.getUnitAttr() : UnitAttr(), mnemonic,
+                modifiers, ArrayAttr::get(ctx, operands));
+  state.addAttribute(triviaName, triviaAttr(gaps));
+  builder.create(state);
   return success();
 }
 
@@ -1100,9 +1123,6 @@ Value Parser::RegScope::find(StringRef name) {
     return it->second;
   if (ranges.empty())
     return {};
-  auto cached = fromRanges.find(name);
-  if (cached != fromRanges.end())
-    return cached->second;
   // `%r12` is register 12 of `%r<N>`, or register 2 of `%r1<N>`.
   size_t digits = 0;
   while (digits < name.size() && llvm::isDigit(name[name.size() - 1 - digits]))
@@ -1117,8 +1137,9 @@ Value Parser::RegScope::find(StringRef name) {
     uint64_t i;
     auto [first, count] = range->second.second;
     if (!index.getAsInteger(10, i) && i < uint64_t(count)) {
+      // Remember the name: the next use is one lookup.
       Value value = range->second.first->getResult(first + i);
-      fromRanges[name] = value;
+      names[name] = value;
       return value;
     }
   }
@@ -1171,7 +1192,9 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
 
 /// Binary operator at the current token, or "" if there is none.
 static StringRef binaryOperatorOf(const Token &token) {
-  if (token.kind != TokKind::Punct || !isBinaryOperator(token.text))
+  if (token.kind != TokKind::Punct || token.text[0] == ',' ||
+      token.text[0] == ';' || token.text[0] == ']' || token.text[0] == '}' ||
+      token.text[0] == ')' || !isBinaryOperator(token.text))
     return "";
   return token.text;
 }
