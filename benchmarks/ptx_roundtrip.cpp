@@ -65,7 +65,9 @@ double measure(ArrayRef<Input> files, size_t bytes,
   return double(bytes) * rounds / seconds(start) / 1e6;
 }
 
-void report(StringRef name, ArrayRef<Input> files) {
+/// Prints the measurements; returns the number of files that did not come
+/// back byte for byte.
+unsigned report(StringRef name, ArrayRef<Input> files) {
   size_t bytes = 0;
   for (const Input &file : files)
     bytes += file.buffer->getBufferSize();
@@ -108,6 +110,7 @@ void report(StringRef name, ArrayRef<Input> files) {
                    "%7.1f MB/s   round trip %7.1f MB/s   %u mismatches\n",
                    name.str().c_str(), files.size(), bytes / 1e6, importRate,
                    exportRate, roundTripRate, mismatches);
+  return mismatches;
 }
 } // namespace
 
@@ -115,6 +118,7 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "pyptx-bench-roundtrip: PTX import/export throughput, one thread\n");
+  unsigned mismatches = 0;
   for (const std::string &input : inputs) {
     std::vector<Input> files;
     std::error_code ec;
@@ -138,7 +142,7 @@ int main(int argc, char **argv) {
     }
     outs() << "measuring " << input << " ...\n";
     outs().flush();
-    report(sys::path::filename(input), files);
+    mismatches += report(sys::path::filename(input), files);
   }
-  return 0;
+  return mismatches ? 1 : 0;
 }

@@ -16,6 +16,7 @@
 #include "mlir/Tools/mlir-translate/Translation.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <array>
@@ -438,6 +439,7 @@ private:
   bool allowRegisters = false;
   /// Type given to a register the file uses without declaring.
   Type undeclaredType;
+  llvm::StringSet<> undeclaredWarned;
 
   /// Bounds the recursion on nested scopes, brackets and unary operators,
   /// so that hostile input gets an error rather than a stack overflow.
@@ -1174,15 +1176,22 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
   }
   // A register the file never declares (ptxas would reject the file):
   // recorded as an undeclared special register so that it round-trips.
-  auto [it, inserted] = specialRegisters.try_emplace(name);
+  // Its type is unknown: b32, or pred where only a predicate fits (a guard),
+  // so one name may stand for two such values.
+  Type type = undeclaredType ? undeclaredType
+                             : Type(RegType::get(ctx, ScalarType::b32));
+  SmallString<32> key(name);
+  if (isa<PredType>(type))
+    key += "#pred"; // not a PTX identifier character
+  auto [it, inserted] = specialRegisters.try_emplace(key);
   if (inserted) {
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(functionBlock);
-    Type type = undeclaredType ? undeclaredType
-                               : Type(RegType::get(ctx, ScalarType::b32));
     auto sreg = SRegOp::create(builder, loc(), type, name);
     sreg.setUndeclared(true);
     it->second = sreg;
+    if (!undeclaredWarned.insert(name).second)
+      return value = it->second, success();
     emitWarning(locOf(name), "register '")
         << name << "' is not declared (ptxas will reject this file)";
   }

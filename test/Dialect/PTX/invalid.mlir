@@ -1411,3 +1411,32 @@ pyptx.module version 8.7 target sm_90a {
     "pyptx.data"() <{type = 2 : i32, values = [3.5 : f32]}> : () -> ()
   }
 }
+
+// -----
+
+// pyptx.trivia holds whitespace and comments only: the exporter prints it
+// between tokens, so an instruction hidden in it would change the PTX.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{pyptx.trivia entry 0 holds more than whitespace and comments}}
+    pyptx.inst ret attributes {pyptx.trivia = ["\0A\09trap;\0A\09", ""]}
+  }
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{pyptx.trivia must be an array of strings}}
+    pyptx.inst ret attributes {pyptx.trivia = [1, 2]}
+  }
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{unknown pyptx attribute 'pyptx.other'}}
+    pyptx.inst ret attributes {pyptx.other = 1}
+  }
+}

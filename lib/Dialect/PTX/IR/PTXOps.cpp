@@ -1657,10 +1657,16 @@ private:
     return success();
   }
 
+  /// A predicate register, or a register the file never declares (whose
+  /// type the importer cannot know).
   bool isPredRef(Attribute expr) {
     auto ref = dyn_cast<RegRefAttr>(expr);
-    return ref && ref.getIndex() < inst.getArgs().size() &&
-           isa<PredType>(inst.getArgs()[ref.getIndex()].getType());
+    if (!ref || ref.getIndex() >= inst.getArgs().size())
+      return false;
+    Value value = inst.getArgs()[ref.getIndex()];
+    if (auto sreg = value.getDefiningOp<SRegOp>(); sreg && sreg.getUndeclared())
+      return true;
+    return isa<PredType>(value.getType());
   }
 
   LogicalResult checkRef(RegRefAttr ref) {

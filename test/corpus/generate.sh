@@ -1,0 +1,250 @@
+#!/usr/bin/env bash
+# Regenerates test/corpus/generated/ from test/corpus/src/.
+#
+#   src/cuda/*.cu        -> generated/nvcc/<arch>/<name>.<variant>.ptx
+#                           variants: plain (-O3), lineinfo (-O3 -lineinfo), G (-O3 -G)
+#   src/cuda/large/*.cu  -> generated/large/<name>.ptx      (one big file each)
+#   src/llvm/*.ll        -> generated/llc/<arch>/<name>.ptx
+#
+# Every output is assembled with `ptxas -arch=<its .target>`; an output that
+# does not assemble is deleted and reported, and the script exits non-zero.
+#
+# Per-source header lines (first 30 lines of the file):
+#   // corpus-archs: sm_80 sm_90a sm_100a     archs to build (.cu); `; corpus-archs:` in .ll
+#   // corpus-variants: plain lineinfo G      optional, default all three; a token
+#                                             "G:sm_90a" limits that variant to the
+#                                             listed archs (keeps -G CUB builds small)
+#   // corpus-nvcc-flags: ...                 optional extra nvcc flags
+#   // corpus-large: <arch> <nvcc flags...>   (src/cuda/large only)
+#
+# usage: generate.sh [-j N] [--keep-stage] [FILTER]
+#   -j N      parallel jobs (default: 2, or $JOBS)
+#   FILTER    only build sources whose file name contains FILTER; existing
+#             outputs of other sources are left alone (default: rebuild all,
+#             after deleting generated/)
+#
+# Determinism: nvcc writes the absolute source path into `.file` directives and
+# hashes it into the names of internal-linkage symbols (_INTERNAL_<hash>_...),
+# so sources are copied to a fixed staging directory ($CORPUS_STAGE, default
+# /tmp/pyptx-corpus) and compiled from there: the output does not depend on
+# where this checkout lives. Same tools + same sources -> same bytes.
+set -euo pipefail
+
+CORPUS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
+PTXAS=${PTXAS:-$CUDA_HOME/bin/ptxas}
+LLC=${LLC:-/usr/lib/llvm-22/bin/llc}
+JOBS=${JOBS:-2}
+STAGE=${CORPUS_STAGE:-/tmp/pyptx-corpus}
+KEEP_STAGE=0
+FILTER=""
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -j) JOBS=$2; shift 2 ;;
+    -j*) JOBS=${1#-j}; shift ;;
+    --keep-stage) KEEP_STAGE=1; shift ;;
+    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -*) echo "generate.sh: unknown option $1" >&2; exit 2 ;;
+    *) FILTER=$1; shift ;;
+  esac
+done
+
+for tool in "$NVCC" "$PTXAS" "$LLC"; do
+  command -v "$tool" >/dev/null 2>&1 || { echo "generate.sh: $tool not found" >&2; exit 1; }
+done
+
+# PTX ISA version llc is asked for, per arch.
+llc_ptx_version() {
+  case "$1" in
+    sm_80) echo 78 ;;
+    sm_90a) echo 83 ;;
+    sm_100a) echo 87 ;;
+    *) echo "generate.sh: no PTX version for $1" >&2; return 1 ;;
+  esac
+}
+
+header() { # header FILE KEY -> value of "<comment> corpus-KEY: value"
+  sed -n '1,30p' "$1" | sed -n "s/^[\/;]*[[:space:]]*corpus-$2:[[:space:]]*//p" | head -n 1
+}
+
+mkdir -p "$(dirname "$STAGE")"
+exec 9>"$STAGE.lock"
+flock -n 9 || { echo "generate.sh: another run holds $STAGE.lock" >&2; exit 1; }
+
+START=$(date +%s)
+rm -rf "$STAGE"
+mkdir -p "$STAGE/out" "$STAGE/log"
+cp -R "$CORPUS_DIR/src" "$STAGE/src"
+: >"$STAGE/failures"
+
+OUT="$CORPUS_DIR/generated"
+if [ -z "$FILTER" ]; then
+  rm -rf "$OUT/nvcc" "$OUT/llc" "$OUT/large"
+fi
+
+# ---- job list: "kind arch relsrc variant relout" ------------------------------
+JOBLIST="$STAGE/jobs"
+: >"$JOBLIST"
+matches() { [ -z "$FILTER" ] || [[ "$(basename "$1")" == *"$FILTER"* ]]; }
+
+shopt -s nullglob
+for src in "$STAGE"/src/cuda/large/*.cu; do
+  matches "$src" || continue
+  spec=$(header "$src" large)
+  [ -n "$spec" ] || { echo "generate.sh: $src has no corpus-large header" >&2; exit 1; }
+  arch=${spec%% *}
+  flags=${spec#"$arch"}
+  name=$(basename "$src" .cu)
+  flags=${flags// /,}
+  flags=${flags#,}
+  echo "nvcc-large $arch ${src#"$STAGE"/} ${flags:--} large/$name.ptx" >>"$JOBLIST"
+done
+# -G builds first: they are the slowest, so the tail of the run stays parallel.
+for variant in G lineinfo plain; do
+  for src in "$STAGE"/src/cuda/*.cu; do
+    matches "$src" || continue
+    archs=$(header "$src" archs)
+    [ -n "$archs" ] || { echo "generate.sh: $src has no corpus-archs header" >&2; exit 1; }
+    variants=$(header "$src" variants)
+    variants=${variants:-plain lineinfo G}
+    name=$(basename "$src" .cu)
+    for arch in $archs; do
+      # A variant token is "V" (every arch) or "V:arch1,arch2" (those archs only).
+      for tok in $variants; do
+        v=${tok%%:*}
+        [ "$v" = "$variant" ] || continue
+        [ "$tok" = "$v" ] || [[ ",${tok#*:}," == *",$arch,"* ]] || continue
+        echo "nvcc $arch ${src#"$STAGE"/} $variant nvcc/$arch/$name.$variant.ptx" >>"$JOBLIST"
+      done
+    done
+  done
+done
+for src in "$STAGE"/src/llvm/*.ll; do
+  matches "$src" || continue
+  archs=$(header "$src" archs)
+  [ -n "$archs" ] || { echo "generate.sh: $src has no corpus-archs header" >&2; exit 1; }
+  name=$(basename "$src" .ll)
+  for arch in $archs; do
+    echo "llc $arch ${src#"$STAGE"/} - llc/$arch/$name.ptx" >>"$JOBLIST"
+  done
+done
+shopt -u nullglob
+
+TOTAL=$(wc -l <"$JOBLIST")
+[ "$TOTAL" -gt 0 ] || { echo "generate.sh: nothing to build" >&2; exit 1; }
+echo "generate.sh: $TOTAL jobs, $JOBS in parallel; staging in $STAGE"
+
+# ---- one job ------------------------------------------------------------------
+run_job() {
+  local idx=$1 kind=$2 arch=$3 rel=$4 variant=$5 relout=$6
+  local src="$STAGE/$rel" tmp="$STAGE/out/$relout" dst="$OUT/$relout"
+  local log="$STAGE/log/${relout//\//_}.log"
+  local label flags=() t0 t1 rc=0 target
+  mkdir -p "$(dirname "$tmp")"
+  t0=$(date +%s.%N)
+  case "$kind" in
+    nvcc)
+      case "$variant" in
+        plain) flags=() ; label="" ;;
+        lineinfo) flags=(-lineinfo) ; label=" -lineinfo" ;;
+        G) flags=(-G) ; label=" -G" ;;
+      esac
+      # shellcheck disable=SC2207
+      local extra=($(header "$src" nvcc-flags))
+      (cd "$(dirname "$src")" &&
+        "$NVCC" -ptx -O3 -arch="$arch" "${flags[@]}" "${extra[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+      label="nvcc $arch $(basename "$src")$label"
+      ;;
+    nvcc-large)
+      [ "$variant" = - ] || IFS=, read -r -a flags <<<"$variant"
+      (cd "$(dirname "$src")" &&
+        "$NVCC" -ptx -O3 -arch="$arch" "${flags[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+      label="nvcc $arch large/$(basename "$src") ${flags[*]}"
+      ;;
+    llc)
+      local ver
+      ver=$(llc_ptx_version "$arch")
+      (cd "$(dirname "$src")" &&
+        "$LLC" -march=nvptx64 -mcpu="$arch" -mattr=+ptx"$ver" -O3 "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+      label="llc $arch $(basename "$src") +ptx$ver"
+      ;;
+  esac
+  if [ $rc -eq 0 ]; then
+    target=$(sed -n 's/^\.target[[:space:]]*\([a-z0-9_]*\).*/\1/p' "$tmp" | head -n 1)
+    if [ -z "$target" ]; then
+      echo "no .target directive" >>"$log"
+      rc=1
+    elif ! "$PTXAS" -arch="$target" "$tmp" -o "$tmp.cubin" >>"$log" 2>&1; then
+      echo "ptxas -arch=$target rejected the file" >>"$log"
+      rc=2
+    fi
+    rm -f "$tmp.cubin"
+  fi
+  t1=$(date +%s.%N)
+  local secs
+  secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  if [ $rc -eq 0 ]; then
+    mkdir -p "$(dirname "$dst")"
+    cp "$tmp" "$dst"
+    printf '[%d/%d] %s  ok  %d KB  %ss\n' "$idx" "$TOTAL" "$label" $(( $(stat -c %s "$dst") / 1024 )) "$secs"
+  else
+    rm -f "$tmp" "$dst"
+    printf '%s (%s)\n' "$relout" "$(tail -n 3 "$log" | tr '\n' ' ')" >>"$STAGE/failures"
+    printf '[%d/%d] %s  FAILED (%s)\n' "$idx" "$TOTAL" "$label" \
+      "$([ $rc -eq 2 ] && echo ptxas || echo compile)" 
+    sed 's/^/    /' "$log" | tail -n 20
+  fi
+  return 0
+}
+export -f run_job header llc_ptx_version
+export STAGE OUT TOTAL NVCC PTXAS LLC
+
+awk '{ print NR, $0 }' "$JOBLIST" | xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _
+
+# ---- summary ------------------------------------------------------------------
+END=$(date +%s)
+# One line per output: "<relpath> <bytes> <target arch>".
+INDEX="$STAGE/index"
+(cd "$OUT" && find . -name '*.ptx' -printf '%P %s\n' | LC_ALL=C sort) | while read -r path size; do
+  echo "$path $size $(sed -n 's/^\.target[[:space:]]*\([a-z0-9_]*\).*/\1/p' "$OUT/$path" | head -n 1)"
+done >"$INDEX"
+echo
+echo "== corpus totals (generated/) =="
+awk -v secs=$((END - START)) -v jobs="$JOBS" '
+  function row(label, n, b) { printf "  %-22s %4d files %10d bytes (%6.2f MB)\n", label, n, b, b / 1048576 }
+  {
+    n++; b += $2
+    an[$3]++; ab[$3] += $2
+    split($1, parts, "/")
+    if (parts[1] == "nvcc") { v = $1; sub(/\.ptx$/, "", v); sub(/.*\./, "", v); k = "nvcc " v }
+    else k = parts[1]
+    kn[k]++; kb[k] += $2
+    cell = parts[1] == "nvcc" ? k " " $3 : k " " $3
+    cn[cell]++
+  }
+  END {
+    row("all", n, b)
+    split("sm_80 sm_90a sm_100a", archs, " ")
+    for (i = 1; i <= 3; i++) row(".target " archs[i], an[archs[i]], ab[archs[i]])
+    split("nvcc plain|nvcc lineinfo|nvcc G|llc|large", kinds, "|")
+    for (i = 1; i <= 5; i++) row(kinds[i], kn[kinds[i]], kb[kinds[i]])
+    printf "  files per kind and arch:\n"
+    for (i = 1; i <= 5; i++) {
+      printf "    %-15s", kinds[i]
+      for (j = 1; j <= 3; j++) printf "  %s=%d", archs[j], cn[kinds[i] " " archs[j]]
+      printf "\n"
+    }
+    printf "  time: %d s with %d parallel jobs\n", secs, jobs
+  }' "$INDEX"
+
+status=0
+if [ -s "$STAGE/failures" ]; then
+  echo
+  echo "== $(wc -l <"$STAGE/failures") output(s) failed and were not written =="
+  sed 's/^/  /' "$STAGE/failures"
+  status=1
+fi
+[ "$KEEP_STAGE" = 1 ] || rm -rf "$STAGE"
+exit $status
