@@ -1440,3 +1440,35 @@ pyptx.module version 8.7 target sm_90a {
     pyptx.inst ret attributes {pyptx.other = 1}
   }
 }
+
+// -----
+
+// Operators other than + - | take constants, not registers.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    %r0 = pyptx.reg b32 "%r0"
+    // expected-error @+1 {{operator '<<' applies to constants only}}
+    pyptx.inst mov.b32 (%r0, op("<<", %r0, 2)) : b32, b32
+  }
+}
+
+// -----
+
+// #pyptx.unary takes "~" or "-".
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    %r0 = pyptx.reg b32 "%r0"
+    // expected-error @+1 {{unary operator must be "~" or "-"}}
+    pyptx.inst mov.b32 (%r0, unary("!", 2)) : b32
+  }
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    %r0 = pyptx.reg b32 "%r0"
+    // expected-error @+1 {{unary operator must be "~" or "-"}}
+    "pyptx.inst"(%r0) <{mnemonic = "mov", modifiers = ["b32"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.unary<"+", #pyptx.imm<2>>]}> : (!pyptx.reg<b32>) -> ()
+  }
+}
