@@ -31,6 +31,41 @@ namespace {
 // Lexer
 //===----------------------------------------------------------------------===//
 
+/// Character classes, by table: the lexer's inner loops test every byte.
+enum : uint8_t {
+  kWordStart = 1,
+  kWordChar = 2,
+  kSpace = 4,
+  kDigit = 8,
+  kNumberChar = 16,
+  kPunct = 32
+};
+
+static constexpr std::array<uint8_t, 256> makeClasses() {
+  std::array<uint8_t, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    bool alpha = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    bool digit = c >= '0' && c <= '9';
+    uint8_t bits = 0;
+    if (alpha || c == '_' || c == '$' || c == '%' || c == '.')
+      bits |= kWordStart;
+    if (alpha || digit || c == '_' || c == '$' || c == '.')
+      bits |= kWordChar;
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+      bits |= kSpace;
+    if (digit)
+      bits |= kDigit;
+    if (alpha || digit || c == '.')
+      bits |= kNumberChar;
+    for (char p : ",;:[]{}()<>+-!|@=*/%&^~")
+      if (p && c == p)
+        bits |= kPunct;
+    table[c] = bits;
+  }
+  return table;
+}
+static constexpr std::array<uint8_t, 256> kClasses = makeClasses();
+
 enum class TokKind { Word, Number, String, Punct, Eof, Error };
 
 struct Token {
@@ -88,8 +123,8 @@ private:
       }
       return make(TokKind::Word, gapStart, start, cur, gap);
     }
-    if (llvm::isDigit(c)) {
-      while (cur != end && (llvm::isAlnum(*cur) || *cur == '.'))
+    if (kClasses[uint8_t(c)] & kDigit) {
+      while (cur != end && (kClasses[uint8_t(*cur)] & kNumberChar))
         ++cur;
       return make(TokKind::Number, gapStart, start, cur, gap);
     }
@@ -108,17 +143,16 @@ private:
       ++cur;
       return make(TokKind::String, gapStart, start, cur, gap);
     }
-    // Two-character operators of constant expressions first.
-    if (cur + 1 != end) {
-      StringRef two(cur, 2);
-      if (two == "<<" || two == ">>" || two == "&&" || two == "||" ||
-          two == "==" || two == "!=" || two == "<=" || two == ">=") {
-        cur += 2;
-        return make(TokKind::Punct, gapStart, start, cur, gap);
-      }
-    }
-    if (StringRef(",;:[]{}()<>+-!|@=*/%&^~").contains(c)) {
+    if (kClasses[uint8_t(c)] & kPunct) {
       ++cur;
+      // Two-character operators of constant expressions: << >> && || == !=
+      // <= >=.
+      if (cur != end) {
+        char d = *cur;
+        if (((c == '<' || c == '>' || c == '&' || c == '|') && d == c) ||
+            ((c == '=' || c == '!' || c == '<' || c == '>') && d == '='))
+          ++cur;
+      }
       return make(TokKind::Punct, gapStart, start, cur, gap);
     }
     errorPos = start;
@@ -133,28 +167,10 @@ public:
   std::string errorMessage;
 
 private:
-  /// Character classes, by table: the lexer's inner loops test every byte.
-  enum : uint8_t { kWordStart = 1, kWordChar = 2, kSpace = 4 };
-  static const std::array<uint8_t, 256> &classes() {
-    static const std::array<uint8_t, 256> table = [] {
-      std::array<uint8_t, 256> t{};
-      for (int c = 0; c < 256; ++c) {
-        bool alpha = llvm::isAlpha(c), digit = llvm::isDigit(c);
-        if (alpha || c == '_' || c == '$' || c == '%' || c == '.')
-          t[c] |= kWordStart;
-        if (alpha || digit || c == '_' || c == '$' || c == '.')
-          t[c] |= kWordChar;
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
-          t[c] |= kSpace;
-      }
-      return t;
-    }();
-    return table;
-  }
   static bool isWordStart(char c) {
-    return classes()[uint8_t(c)] & kWordStart;
+    return kClasses[uint8_t(c)] & kWordStart;
   }
-  static bool isWordChar(char c) { return classes()[uint8_t(c)] & kWordChar; }
+  static bool isWordChar(char c) { return kClasses[uint8_t(c)] & kWordChar; }
 
   /// Skips whitespace and comments; false on an unterminated comment.
   bool skipTrivia() {
@@ -166,7 +182,7 @@ private:
         lineStart = cur;
         continue;
       }
-      if (classes()[uint8_t(c)] & kSpace) {
+      if (kClasses[uint8_t(c)] & kSpace) {
         ++cur;
         continue;
       }
@@ -313,10 +329,12 @@ private:
     return success();
   }
 
+  /// Our ops have no discardable attribute but their trivia, so the whole
+  /// attribute dictionary is cached with it.
   void setTrivia(Operation *op, const Gaps &gaps) {
-    op->setAttr(triviaName, triviaAttr(gaps));
+    op->setAttrs(triviaDictionary(gaps));
   }
-  ArrayAttr triviaAttr(const Gaps &gaps) {
+  DictionaryAttr triviaDictionary(const Gaps &gaps) {
     // Most ops of a file share a handful of gap patterns: look the whole
     // array up by its joined text before building attributes.
     triviaKey.clear();
@@ -330,7 +348,8 @@ private:
       attrs.reserve(gaps.size());
       for (StringRef gap : gaps)
         attrs.push_back(StringAttr::get(ctx, gap));
-      it->second = ArrayAttr::get(ctx, attrs);
+      it->second = DictionaryAttr::get(
+          ctx, {NamedAttribute(triviaName, ArrayAttr::get(ctx, attrs))});
     }
     return it->second;
   }
@@ -420,14 +439,15 @@ private:
     llvm::StringMap<Value> names;
     llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
         ranges;
-    Value find(StringRef name);
+    Value find(StringRef name, uint32_t hash);
   };
   /// Registers visible at this point, innermost scope last.
   SmallVector<RegScope, 4> scopes;
   /// Finds a declared register by name in the visible scopes.
   Value findRegister(StringRef name) {
+    uint32_t hash = llvm::StringMapImpl::hash(name);
     for (RegScope &scope : llvm::reverse(scopes))
-      if (Value value = scope.find(name))
+      if (Value value = scope.find(name, hash))
         return value;
     return {};
   }
@@ -458,9 +478,11 @@ private:
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
   SmallString<64> triviaKey;
-  llvm::StringMap<ArrayAttr> triviaCache;
+  llvm::StringMap<DictionaryAttr> triviaCache;
+  OperationName instName{InstOp::getOperationName(), ctx};
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodeCache;
   SmallVector<Attribute, 16> regRefs;
+  std::array<Attribute, 1024> smallInts{};
 };
 
 OwningOpRef<Operation *> Parser::parseModule() {
@@ -1106,11 +1128,11 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
     return failure();
   // Built with its trivia in one go: setting an attribute afterwards would
   // rebuild the op's attribute dictionary.
-  OperationState state(location, InstOp::getOperationName());
+  OperationState state(location, instName);
   InstOp::build(builder, state, guard, instRegisters,
                 negated ? builder.getUnitAttr() : UnitAttr(), mnemonic,
                 modifiers, ArrayAttr::get(ctx, operands));
-  state.addAttribute(triviaName, triviaAttr(gaps));
+  state.attributes = NamedAttrList(triviaDictionary(gaps));
   builder.create(state);
   return success();
 }
@@ -1119,8 +1141,8 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
 // Operands
 //===----------------------------------------------------------------------===//
 
-Value Parser::RegScope::find(StringRef name) {
-  auto it = names.find(name);
+Value Parser::RegScope::find(StringRef name, uint32_t hash) {
+  auto it = names.find(name, hash);
   if (it != names.end())
     return it->second;
   if (ranges.empty())
@@ -1435,8 +1457,17 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     minimal += 1;
   take(gaps);
   int64_t signedValue = negative ? -int64_t(value) : int64_t(value);
-  result = ImmAttr::get(ctx, signedValue, format, unsignedSuffix,
-                        written == minimal ? 0 : written);
+  unsigned digitsAttr = written == minimal ? 0 : written;
+  // Small plain decimals repeat all over a kernel: cache their attributes.
+  if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr &&
+      signedValue >= 0 && signedValue < int64_t(smallInts.size())) {
+    Attribute &cached = smallInts[signedValue];
+    if (!cached)
+      cached = ImmAttr::get(ctx, signedValue, format, false, 0);
+    result = cached;
+    return success();
+  }
+  result = ImmAttr::get(ctx, signedValue, format, unsignedSuffix, digitsAttr);
   return success();
 }
 
