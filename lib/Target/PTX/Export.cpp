@@ -15,6 +15,7 @@
 #include "pyptx/Target/PTX/Import.h"
 
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -89,7 +90,8 @@ public:
         return failure();
     writeTokens(r.tail, trivia, gapIndex, 0);
     if (!trivia && !atLineStart())
-      os << "\n";
+      write("\n");
+    flush();
     return success();
   }
 
@@ -98,11 +100,19 @@ private:
 
   bool atLineStart() const { return lastChar == '\n' || lastChar == 0; }
 
+  /// Output goes through a local buffer: most tokens are a few bytes, and
+  /// the stream may be unbuffered.
   void write(StringRef text) {
     if (text.empty())
       return;
-    os << text;
+    buffer.append(text.begin(), text.end());
     lastChar = text.back();
+    if (buffer.size() > (1u << 16))
+      flush();
+  }
+  void flush() {
+    os.write(buffer.data(), buffer.size());
+    buffer.clear();
   }
 
   void writeGap(const char *gap, unsigned depth) {
@@ -127,8 +137,8 @@ private:
     if (canonical)
       return {};
     auto trivia = dyn_cast_or_null<ArrayAttr>(op->getAttr(triviaName));
-    if (!trivia || trivia.size() != r.head.size() + r.tail.size() ||
-        !llvm::all_of(trivia, [](Attribute a) { return isa<StringAttr>(a); }))
+    // (The dialect verifies that trivia holds strings only.)
+    if (!trivia || trivia.size() != r.head.size() + r.tail.size())
       return {};
     return trivia;
   }
@@ -653,6 +663,7 @@ private:
   }
 
   raw_ostream &os;
+  SmallString<4096> buffer;
   bool canonical;
   StringAttr triviaName;
   char lastChar = 0;
