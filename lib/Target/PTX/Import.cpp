@@ -236,6 +236,23 @@ private:
 /// The trivia of one op, gathered token by token.
 using Gaps = SmallVector<StringRef, 16>;
 
+/// Attributes the importer builds over and over (trivia dictionaries,
+/// opcodes, register references, small integers), cached per context in the
+/// dialect so that importing many files reuses them.
+struct ImportCache {
+  llvm::StringMap<DictionaryAttr> trivia;
+  llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
+  SmallVector<Attribute, 16> regRefs;
+  std::array<Attribute, 1024> smallInts{};
+
+  static ImportCache &get(MLIRContext *ctx) {
+    auto *dialect = ctx->getOrLoadDialect<PTXDialect>();
+    if (!dialect->importCache)
+      dialect->importCache = std::make_shared<ImportCache>();
+    return *static_cast<ImportCache *>(dialect->importCache.get());
+  }
+};
+
 class Parser {
 public:
   Parser(llvm::SourceMgr &sourceMgr, MLIRContext *ctx)
@@ -478,11 +495,14 @@ private:
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
   SmallString<64> triviaKey;
-  llvm::StringMap<DictionaryAttr> triviaCache;
+  /// Attributes that recur across files, kept with the context.
+  ImportCache &cache = ImportCache::get(ctx);
+  llvm::StringMap<DictionaryAttr> &triviaCache = cache.trivia;
   OperationName instName{InstOp::getOperationName(), ctx};
-  llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodeCache;
-  SmallVector<Attribute, 16> regRefs;
-  std::array<Attribute, 1024> smallInts{};
+  llvm::StringMap<std::pair<StringAttr, ArrayAttr>> &opcodeCache =
+      cache.opcodes;
+  SmallVector<Attribute, 16> &regRefs = cache.regRefs;
+  std::array<Attribute, 1024> &smallInts = cache.smallInts;
 };
 
 OwningOpRef<Operation *> Parser::parseModule() {

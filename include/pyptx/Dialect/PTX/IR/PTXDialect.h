@@ -5,6 +5,8 @@
 
 #include "mlir/IR/Dialect.h"
 
+#include <memory>
+
 #include "pyptx/Dialect/PTX/IR/PTXDialect.h.inc"
 
 #endif

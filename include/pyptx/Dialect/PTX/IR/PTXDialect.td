@@ -27,6 +27,10 @@ def PTX_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();
+
+    /// Attributes the PTX importer reuses across the files it imports into
+    /// this context (opaque here; see Target/PTX/Import.cpp).
+    std::shared_ptr<void> importCache;
   }];
 }
 
