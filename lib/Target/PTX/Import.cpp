@@ -51,7 +51,8 @@ static constexpr std::array<uint8_t, 256> makeClasses() {
       bits |= kWordStart;
     if (alpha || digit || c == '_' || c == '$' || c == '.')
       bits |= kWordChar;
-    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v')
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' ||
+        c == '\n')
       bits |= kSpace;
     if (digit)
       bits |= kDigit;
@@ -72,7 +73,6 @@ struct Token {
   TokKind kind = TokKind::Eof;
   StringRef text; // the token's characters
   StringRef gap;  // whitespace and comments before it
-  unsigned line = 0, column = 0;
   bool is(char c) const {
     return kind == TokKind::Punct && text.size() == 1 && text[0] == c;
   }
@@ -85,17 +85,9 @@ class Lexer {
 public:
   explicit Lexer(StringRef buffer)
       : begin(buffer.data()), cur(buffer.data()),
-        end(buffer.data() + buffer.size()), lineStart(buffer.data()) {}
+        end(buffer.data() + buffer.size()) {}
 
-  /// Line (1-based) and column of the token `next` returned last.
-  unsigned line = 1, column = 1;
-
-  Token next() {
-    Token token = lex();
-    token.line = line;
-    token.column = column;
-    return token;
-  }
+  Token next() { return lex(); }
 
 private:
   Token lex() {
@@ -104,22 +96,18 @@ private:
       return make(TokKind::Error, gapStart, errorPos, errorPos);
     StringRef gap(gapStart, cur - gapStart);
     const char *start = cur;
-    line = lineNo;
-    column = unsigned(cur - lineStart) + 1;
     if (cur == end)
       return make(TokKind::Eof, gapStart, start, start, gap);
     char c = *cur;
     bool lonePercent = c == '%' && (cur + 1 == end || !isWordChar(cur[1]));
     if (isWordStart(c) && !lonePercent) {
       ++cur;
-      while (cur != end) {
-        if (isWordChar(*cur)) {
+      while (true) {
+        while (cur != end && (kClasses[uint8_t(*cur)] & kWordChar))
           ++cur;
-        } else if (*cur == ':' && cur + 1 != end && cur[1] == ':') {
-          cur += 2;
-        } else {
+        if (end - cur < 2 || cur[0] != ':' || cur[1] != ':')
           break;
-        }
+        cur += 2;
       }
       return make(TokKind::Word, gapStart, start, cur, gap);
     }
@@ -176,12 +164,6 @@ private:
   bool skipTrivia() {
     while (cur != end) {
       char c = *cur;
-      if (c == '\n') {
-        ++cur;
-        ++lineNo;
-        lineStart = cur;
-        continue;
-      }
       if (kClasses[uint8_t(c)] & kSpace) {
         ++cur;
         continue;
@@ -194,13 +176,8 @@ private:
       if (c == '/' && cur + 1 != end && cur[1] == '*') {
         const char *start = cur;
         cur += 2;
-        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/')) {
-          if (*cur == '\n') {
-            ++lineNo;
-            lineStart = cur + 1;
-          }
+        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/'))
           ++cur;
-        }
         if (cur + 1 >= end) {
           errorPos = start;
           errorMessage = "unterminated /* comment";
@@ -225,8 +202,6 @@ private:
   }
 
   const char *begin, *cur, *end;
-  unsigned lineNo = 1;
-  const char *lineStart;
 };
 
 //===----------------------------------------------------------------------===//
@@ -297,10 +272,23 @@ private:
         sourceMgr.getLineAndColumn(SMLoc::getFromPointer(text.data()));
     return FileLineColLoc::get(bufferName, line, col);
   }
+  /// The location of the current token. Lines are counted on demand, from
+  /// the last location asked for (ops are created in source order).
   Location loc() {
-    if (tok.line)
-      return FileLineColLoc::get(bufferName, tok.line, tok.column);
-    return locOf(tok.text);
+    const char *at = tok.text.data();
+    if (at < lineCursor) // rare: an op created after a later token
+      return locOf(tok.text);
+    while (true) {
+      const void *newline = memchr(lineCursor, '\n', at - lineCursor);
+      if (!newline)
+        break;
+      ++lineNumber;
+      lineCursor = static_cast<const char *>(newline) + 1;
+      lineStart = lineCursor;
+    }
+    lineCursor = at;
+    return FileLineColLoc::get(bufferName, lineNumber,
+                               unsigned(at - lineStart) + 1);
   }
 
   InFlightDiagnostic error(StringRef at, const Twine &message) {
@@ -447,6 +435,8 @@ private:
   Lexer lexer;
   StringAttr bufferName;
   Token tok, lookahead;
+  unsigned lineNumber = 1;
+  const char *lineCursor = buffer.data(), *lineStart = buffer.data();
   bool hasLookahead = false;
   bool failedAlready = false;
 
