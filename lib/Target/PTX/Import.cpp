@@ -219,6 +219,13 @@ struct ImportCache {
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
   SmallVector<Attribute, 16> regRefs;
   std::array<Attribute, 1024> smallInts{};
+  /// `.b32` -> b32, and so on (one hash lookup instead of a string switch).
+  llvm::StringMap<ScalarType> types;
+
+  ImportCache() {
+    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
+      types[("." + stringifyScalarType(ScalarType(i))).str()] = ScalarType(i);
+  }
 
   static ImportCache &get(MLIRContext *ctx) {
     auto *dialect = ctx->getOrLoadDialect<PTXDialect>();
@@ -379,12 +386,23 @@ private:
         return error("vector width must be .v2, .v4 or .v8");
       take(gaps);
     }
-    if (tok.kind != TokKind::Word || !tok.text.starts_with(".") ||
-        !symbolizeScalarType(tok.text.drop_front()))
+    std::optional<ScalarType> type = scalarTypeOf(tok);
+    if (!type)
       return error("expected a PTX type such as .b32 or .f32, found " +
                    describe(tok));
-    scalar = *symbolizeScalarType(take(gaps).text.drop_front());
+    take(gaps);
+    scalar = *type;
     return success();
+  }
+
+  /// The type a `.b32`-style word names, if any.
+  std::optional<ScalarType> scalarTypeOf(const Token &token) {
+    if (token.kind != TokKind::Word)
+      return std::nullopt;
+    auto it = cache.types.find(token.text);
+    if (it == cache.types.end())
+      return std::nullopt;
+    return it->second;
   }
 
   Type regType(ScalarType scalar, unsigned vecWidth) {
@@ -849,12 +867,12 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       setTrivia(LabelOp::create(builder, itemLoc, label), itemGaps);
       continue;
     }
-    if (tok.kind != TokKind::Word || !tok.text.starts_with(".") ||
-        !symbolizeScalarType(tok.text.drop_front()))
+    std::optional<ScalarType> type = scalarTypeOf(tok);
+    if (!type)
       return error("expected a data directive such as .b8 or a label in "
                    "the section, found " +
                    describe(tok));
-    ScalarType type = *symbolizeScalarType(take(itemGaps).text.drop_front());
+    take(itemGaps);
     SmallVector<Attribute> values;
     do {
       Attribute value;
@@ -862,7 +880,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
         return failure();
       values.push_back(value);
     } while (tok.is(',') && (take(itemGaps), true));
-    setTrivia(DataOp::create(builder, itemLoc, type,
+    setTrivia(DataOp::create(builder, itemLoc, *type,
                              ArrayAttr::get(ctx, values)),
               itemGaps);
   }
