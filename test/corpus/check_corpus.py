@@ -96,8 +96,10 @@ def main():
         print("corpus: no files found", file=sys.stderr)
         return 1
 
-    print(f"corpus: {len(jobs)} files, {sum(v for _, v in jobs)} checked with "
-          f"{'ptxas' if ptxas else 'no ptxas (not found)'}", flush=True)
+    how = "ptxas" if ptxas else ("nothing: --no-ptxas" if args.no_ptxas else
+                                 "nothing: ptxas not found")
+    print(f"corpus: {len(jobs)} files; {sum(v for _, v in jobs)} ptxas-accepted "
+          f"ones checked for the same cubin with {how}", flush=True)
     failures = []
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         results = pool.map(lambda job: (job[0], check(job[0], job[1], tools, ptxas, tmp)), jobs)

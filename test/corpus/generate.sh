@@ -16,18 +16,30 @@
 #                                             listed archs (keeps -G CUB builds small)
 #   // corpus-nvcc-flags: ...                 optional extra nvcc flags
 #   // corpus-large: <arch> <nvcc flags...>   (src/cuda/large only)
+#   ; corpus-llc-flags: -O0                   optional llc flags for a .ll (default -O3)
 #
 # usage: generate.sh [-j N] [--keep-stage] [FILTER]
-#   -j N      parallel jobs (default: 2, or $JOBS)
-#   FILTER    only build sources whose file name contains FILTER; existing
-#             outputs of other sources are left alone (default: rebuild all,
-#             after deleting generated/)
+#   -j N          parallel jobs (default: 2, or $JOBS)
+#   --keep-stage  keep the staging directory (logs of every job under log/)
+#   FILTER        only build sources whose file name contains FILTER; existing
+#                 outputs of other sources are left alone (default: rebuild all,
+#                 after deleting generated/{nvcc,llc,large})
+# Tools: $CUDA_HOME (default /usr/local/cuda) or $NVCC/$PTXAS, and $LLC
+# (default /usr/lib/llvm-22/bin/llc). nvcc runs under `env -i` with
+# PATH=$NVCC_PATH (default: nvcc's directory:/usr/bin:/bin; the host gcc must
+# be found there). Works from any working directory.
 #
 # Determinism: nvcc writes the absolute source path into `.file` directives and
 # hashes it into the names of internal-linkage symbols (_INTERNAL_<hash>_...),
 # so sources are copied to a fixed staging directory ($CORPUS_STAGE, default
-# /tmp/pyptx-corpus) and compiled from there: the output does not depend on
-# where this checkout lives. Same tools + same sources -> same bytes.
+# /tmp/pyptx-corpus, guarded by a lock file) and compiled from there: the
+# output does not depend on where this checkout lives. The second half of that
+# name (the module id) comes from the first non-template external function of
+# the translation unit; a .cu file without one gets a time/PID-based id, so
+# every .cu here defines one, and the script rejects outputs that show a
+# PID-based id. nvcc also runs with ASLR off (setarch -R), a fixed environment
+# and stack limit, because some -G output follows heap addresses.
+# Same tools + same sources -> same bytes.
 set -euo pipefail
 
 CORPUS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,7 +57,7 @@ while [ $# -gt 0 ]; do
     -j) JOBS=$2; shift 2 ;;
     -j*) JOBS=${1#-j}; shift ;;
     --keep-stage) KEEP_STAGE=1; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     -*) echo "generate.sh: unknown option $1" >&2; exit 2 ;;
     *) FILTER=$1; shift ;;
   esac
@@ -54,6 +66,25 @@ done
 for tool in "$NVCC" "$PTXAS" "$LLC"; do
   command -v "$tool" >/dev/null 2>&1 || { echo "generate.sh: $tool not found" >&2; exit 1; }
 done
+
+# nvcc runs with a fixed, minimal environment, a fixed stack limit and address
+# space randomisation off: with -G, cicc emits some module-level declarations
+# (libcu++'s internal CPO objects) in an order that follows heap addresses, so
+# without this the same input gives differently ordered files from run to run.
+SETARCH_CMD=""
+if setarch "$(uname -m)" -R true 2>/dev/null; then
+  SETARCH_CMD="setarch $(uname -m) -R"
+else
+  echo "generate.sh: warning: 'setarch -R' unavailable; -G outputs may not be reproducible" >&2
+fi
+NVCC_PATH=${NVCC_PATH:-$(dirname "$NVCC"):/usr/bin:/bin}
+nvcc_clean() {
+  (
+    ulimit -s 8192 2>/dev/null || true
+    # shellcheck disable=SC2086
+    exec env -i PATH="$NVCC_PATH" HOME=/tmp LANG=C LC_ALL=C $SETARCH_CMD "$NVCC" "$@"
+  )
+}
 
 # PTX ISA version llc is asked for, per arch.
 llc_ptx_version() {
@@ -69,6 +100,9 @@ header() { # header FILE KEY -> value of "<comment> corpus-KEY: value"
   sed -n '1,30p' "$1" | sed -n "s/^[\/;]*[[:space:]]*corpus-$2:[[:space:]]*//p" | head -n 1
 }
 
+case "$STAGE" in
+  "" | / | /tmp | /tmp/ | "$HOME" | "$CORPUS_DIR"*) echo "generate.sh: refusing staging directory '$STAGE'" >&2; exit 2 ;;
+esac
 mkdir -p "$(dirname "$STAGE")"
 exec 9>"$STAGE.lock"
 flock -n 9 || { echo "generate.sh: another run holds $STAGE.lock" >&2; exit 1; }
@@ -154,23 +188,34 @@ run_job() {
       # shellcheck disable=SC2207
       local extra=($(header "$src" nvcc-flags))
       (cd "$(dirname "$src")" &&
-        "$NVCC" -ptx -O3 -arch="$arch" "${flags[@]}" "${extra[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+        nvcc_clean -ptx -O3 -arch="$arch" "${flags[@]}" "${extra[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
       label="nvcc $arch $(basename "$src")$label"
       ;;
     nvcc-large)
       [ "$variant" = - ] || IFS=, read -r -a flags <<<"$variant"
       (cd "$(dirname "$src")" &&
-        "$NVCC" -ptx -O3 -arch="$arch" "${flags[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+        nvcc_clean -ptx -O3 -arch="$arch" "${flags[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
       label="nvcc $arch large/$(basename "$src") ${flags[*]}"
       ;;
     llc)
       local ver
       ver=$(llc_ptx_version "$arch")
+      # shellcheck disable=SC2207
+      local lflags=($(header "$src" llc-flags))
+      [ ${#lflags[@]} -gt 0 ] || lflags=(-O3)
       (cd "$(dirname "$src")" &&
-        "$LLC" -march=nvptx64 -mcpu="$arch" -mattr=+ptx"$ver" -O3 "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
-      label="llc $arch $(basename "$src") +ptx$ver"
+        "$LLC" -march=nvptx64 -mcpu="$arch" -mattr=+ptx"$ver" "${lflags[@]}" "$(basename "$src")" -o "$tmp") >"$log" 2>&1 || rc=$?
+      label="llc $arch $(basename "$src") +ptx$ver ${lflags[*]}"
       ;;
   esac
+  # nvcc names internal-linkage entities _INTERNAL_<hash>_<len>_<file>_<id>...;
+  # when the TU has no non-template external function to derive <id> from, it
+  # uses a time/PID-based id ("..._cu_<8 hex>_<pid>"), which is not reproducible.
+  if [ $rc -eq 0 ] && [ "$kind" != llc ] &&
+    grep -Eq '_INTERNAL_[0-9a-f]{8}_[0-9]+_[A-Za-z0-9_]+_cu_[0-9a-f]{8}_[0-9]' "$tmp"; then
+    echo "non-reproducible module id in _INTERNAL_ names: give the source a non-template external function" >>"$log"
+    rc=3
+  fi
   if [ $rc -eq 0 ]; then
     target=$(sed -n 's/^\.target[[:space:]]*\([a-z0-9_]*\).*/\1/p' "$tmp" | head -n 1)
     if [ -z "$target" ]; then
@@ -193,13 +238,13 @@ run_job() {
     rm -f "$tmp" "$dst"
     printf '%s (%s)\n' "$relout" "$(tail -n 3 "$log" | tr '\n' ' ')" >>"$STAGE/failures"
     printf '[%d/%d] %s  FAILED (%s)\n' "$idx" "$TOTAL" "$label" \
-      "$([ $rc -eq 2 ] && echo ptxas || echo compile)" 
+      "$(case $rc in 2) echo ptxas ;; 3) echo nondeterministic ;; *) echo compile ;; esac)"
     sed 's/^/    /' "$log" | tail -n 20
   fi
   return 0
 }
-export -f run_job header llc_ptx_version
-export STAGE OUT TOTAL NVCC PTXAS LLC
+export -f run_job header llc_ptx_version nvcc_clean
+export STAGE OUT TOTAL NVCC PTXAS LLC SETARCH_CMD NVCC_PATH
 
 awk '{ print NR, $0 }' "$JOBLIST" | xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _
 

@@ -421,6 +421,17 @@ private:
       next = " ";
     }
     r.add(("." + spaceName(var.getSpace())).str(), next);
+    if (ArrayAttr attributes = var.getVarAttributesAttr()) {
+      r.add(".attribute", " ");
+      r.add("(", "");
+      for (auto [i, name] :
+           llvm::enumerate(attributes.getAsValueRange<StringAttr>())) {
+        if (i)
+          r.add(",", "");
+        r.add(("." + name).str(), i ? " " : "");
+      }
+      r.add(")", "");
+    }
     if (var.getAlign()) {
       r.add(".align", " ");
       r.add(std::to_string(var.getAlign()), " ");

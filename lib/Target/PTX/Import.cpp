@@ -102,6 +102,13 @@ private:
     bool lonePercent = c == '%' && (cur + 1 == end || !isWordChar(cur[1]));
     if (isWordStart(c) && !lonePercent) {
       ++cur;
+      // A directive ends at the next dot: `.reg.b32` is `.reg` `.b32`.
+      if (c == '.') {
+        while (cur != end && *cur != '.' &&
+               (kClasses[uint8_t(*cur)] & kWordChar))
+          ++cur;
+        return make(TokKind::Word, gapStart, start, cur, gap);
+      }
       while (true) {
         while (cur != end && (kClasses[uint8_t(*cur)] & kWordChar))
           ++cur;
@@ -768,6 +775,21 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
 LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   Location location = loc();
   StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
+  // `.attribute(.managed)`
+  SmallVector<StringRef> attributes;
+  if (tok.isWord(".attribute")) {
+    take(gaps);
+    if (failed(expectPunct('(', gaps, "after .attribute")))
+      return failure();
+    do {
+      if (tok.kind != TokKind::Word || !tok.text.starts_with("."))
+        return error("expected a variable attribute such as .managed, found " +
+                     describe(tok));
+      attributes.push_back(take(gaps).text.drop_front());
+    } while (tok.is(',') && (take(gaps), true));
+    if (failed(expectPunct(')', gaps, "to close .attribute")))
+      return failure();
+  }
   unsigned align = 0;
   if (tok.isWord(".align")) {
     take(gaps);
@@ -808,7 +830,8 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
       StateSpaceAttr::get(ctx, space), LinkageAttr::get(ctx, linkage),
       builder.getUI32IntegerAttr(align), ScalarTypeAttr::get(ctx, scalar),
       builder.getUI32IntegerAttr(vecWidth),
-      builder.getDenseI64ArrayAttr(dims), init);
+      builder.getDenseI64ArrayAttr(dims), init,
+      attributes.empty() ? ArrayAttr() : builder.getStrArrayAttr(attributes));
   setTrivia(var, gaps);
   // A variable declared in a function body is visible like a register name
   // only as a symbol; nothing to record in `scopes`.

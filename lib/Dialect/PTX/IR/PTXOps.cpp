@@ -851,15 +851,23 @@ private:
     return success();
   }
 
-  /// Debug data refers to labels inside functions (`$L__func_begin0`), so
-  /// in sections every label of the module is visible.
+  /// Debug data refers to labels (`$L__func_begin0`), parameters and local
+  /// variables (`__local_depot0`) inside functions, so in sections every
+  /// name declared in any function is visible.
   LogicalResult verifySection(SectionOp section) {
     if (!collectedFunctionLabels) {
       collectedFunctionLabels = true;
-      for (auto func : module.getBody().getOps<FuncOp>())
-        func.walk([&](LabelOp label) {
-          functionLabels.insert(label.getSymName());
+      for (auto func : module.getBody().getOps<FuncOp>()) {
+        for (ArrayAttr list : {func.getRetParams(), func.getParams()})
+          for (auto param : list.getAsRange<ParamAttr>())
+            functionLabels.insert(param.getName().getValue());
+        func.walk([&](Operation *op) {
+          if (auto label = dyn_cast<LabelOp>(op))
+            functionLabels.insert(label.getSymName());
+          else if (auto var = dyn_cast<VarOp>(op))
+            functionLabels.insert(var.getSymName());
         });
+      }
     }
     for (auto data : section.getBody().getOps<DataOp>())
       if (failed(verifyRefs(data, data.getValues().getValue())))
@@ -1375,6 +1383,20 @@ ParseResult VarOp::parse(OpAsmParser &parser, OperationState &result) {
   std::optional<StateSpace> space = symbolizeStateSpace(word);
   if (!space)
     return parser.emitError(spaceLoc, "unknown state space '") << word << "'";
+  if (succeeded(parser.parseOptionalKeyword("attribute"))) {
+    SmallVector<StringRef> attributes;
+    if (parser.parseLParen() ||
+        parser.parseCommaSeparatedList([&]() -> ParseResult {
+          StringRef name;
+          if (parser.parseKeyword(&name))
+            return failure();
+          attributes.push_back(name);
+          return success();
+        }) ||
+        parser.parseRParen())
+      return failure();
+    result.addAttribute("var_attributes", builder.getStrArrayAttr(attributes));
+  }
   unsigned align = 0;
   if (succeeded(parser.parseOptionalKeyword("align")) &&
       parser.parseInteger(align))
@@ -1423,6 +1445,11 @@ void VarOp::print(OpAsmPrinter &printer) {
   if (getLinkage() != Linkage::none)
     printer << " " << stringifyLinkage(getLinkage());
   printer << " " << spaceName(getSpace());
+  if (ArrayAttr attributes = getVarAttributesAttr()) {
+    printer << " attribute(";
+    llvm::interleaveComma(attributes.getAsValueRange<StringAttr>(), printer);
+    printer << ")";
+  }
   if (getAlign())
     printer << " align " << getAlign();
   printer << " ";
@@ -1444,7 +1471,7 @@ void VarOp::print(OpAsmPrinter &printer) {
       (*this)->getAttrs(),
       {getSymNameAttrName(), getSpaceAttrName(), getLinkageAttrName(),
        getAlignAttrName(), getTypeAttrName(), getVecWidthAttrName(),
-       getDimsAttrName(), getInitAttrName()});
+       getDimsAttrName(), getInitAttrName(), getVarAttributesAttrName()});
 }
 
 LogicalResult VarOp::verify() {
@@ -1464,6 +1491,11 @@ LogicalResult VarOp::verify() {
            << " is allowed only on module-level variables";
   if (!isPowerOf2OrZero(getAlign()))
     return emitOpError("alignment must be a power of two, got ") << getAlign();
+  if (ArrayAttr attributes = getVarAttributesAttr())
+    for (StringRef name : attributes.getAsValueRange<StringAttr>())
+      if (name != "managed")
+        return emitOpError("unknown variable attribute '.")
+               << name << "': expected .managed";
   unsigned vec = getVecWidth();
   if (vec != 1 && vec != 2 && vec != 4 && vec != 8)
     return emitOpError("vector width must be 1, 2, 4 or 8, got ") << vec;

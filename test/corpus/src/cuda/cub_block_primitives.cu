@@ -179,3 +179,19 @@ template __global__ void block_radix_sort_keys<unsigned long long, 64, 8>(unsign
 template __global__ void block_merge_sort_points<128, 4>(float2*, int);
 template __global__ void block_histogram_u8<256, 4, cub::BLOCK_HISTO_ATOMIC>(const unsigned char*, unsigned int*, int);
 template __global__ void segment_heads_and_deltas<128, 4>(const int*, int*, int*);
+
+// Host-side launchers, as the application would call them. (A TU whose only
+// external functions are templates gets a PID-based module ID from nvcc, which
+// would make the _INTERNAL_ symbol names differ from run to run.)
+cudaError_t launch_block_sum(const float* in, float* sums, float* maxes, int n, cudaStream_t s)
+{
+  const int blocks = (n + 128 * 4 - 1) / (128 * 4);
+  block_reduce_kernel<float, 128, 4, cub::BLOCK_REDUCE_WARP_REDUCTIONS><<<blocks, 128, 0, s>>>(in, sums, maxes, n);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_sort_pairs(unsigned int* keys, int* values, int tiles, bool descending, cudaStream_t s)
+{
+  block_radix_sort_pairs<unsigned int, int, 128, 4><<<tiles, 128, 0, s>>>(keys, values, descending ? 1 : 0);
+  return cudaGetLastError();
+}

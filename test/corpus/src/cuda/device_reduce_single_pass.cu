@@ -88,3 +88,19 @@ template __global__ void single_pass_sum<int, 512>(const int*, int*, unsigned in
 template __global__ void first_pass<float, 256>(const float*, float*, size_t);
 template __global__ void second_pass<float, 1024>(const float*, float*, int);
 template __global__ void atomic_sum<256>(const float*, float*, int);
+
+// Host-side entry point choosing a variant. (A TU whose only external functions
+// are templates gets a PID-based module ID from nvcc, which would make the
+// _INTERNAL_ symbol names differ from run to run.)
+cudaError_t reduce_sum(const float* d_in, float* d_partials, unsigned int* d_ticket, float* d_out, size_t n,
+                       int num_sms, cudaStream_t s)
+{
+  const int blocks = num_sms * 4;
+  if (n < (size_t) 1 << 20) {
+    single_pass_sum<float, 256><<<blocks, 256, 0, s>>>(d_in, d_partials, d_ticket, d_out, n);
+  } else {
+    first_pass<float, 256><<<blocks, 256, 0, s>>>(d_in, d_partials, n);
+    second_pass<float, 1024><<<1, 1024, 0, s>>>(d_partials, d_out, blocks);
+  }
+  return cudaGetLastError();
+}

@@ -147,13 +147,15 @@ def PTX_VarOp : PTX_Op<"var", [
     pyptx.var visible global align 4 b32 @table[4] = {1, 2, 3, 4}
     pyptx.var extern shared align 16 b8 @dsmem[]
     ```
-    A dimension of -1 is an unsized `[]`.
+    A dimension of -1 is an unsized `[]`. `attribute(managed)` is PTX's
+    `.attribute(.managed)`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, PTX_StateSpace:$space,
                        PTX_Linkage:$linkage, UI32Attr:$align,
                        PTX_ScalarType:$type, UI32Attr:$vec_width,
                        DenseI64ArrayAttr:$dims,
-                       OptionalAttr<AnyAttr>:$init);
+                       OptionalAttr<AnyAttr>:$init,
+                       OptionalAttr<StrArrayAttr>:$var_attributes);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
 }
