@@ -228,6 +228,11 @@ struct ImportCache {
   std::array<Attribute, 1024> smallInts{};
   /// `.b32` -> b32, and so on (one hash lookup instead of a string switch).
   llvm::StringMap<ScalarType> types;
+  /// Attributes for op fields that repeat: scalar types, small unsigned
+  /// numbers (`.loc` lines and columns).
+  std::array<Attribute, 64> typeAttrs{};
+  llvm::DenseMap<unsigned, IntegerAttr> ui32s;
+  llvm::DenseMap<TypeID, std::optional<OperationName>> opNames;
 
   ImportCache() {
     for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
@@ -400,6 +405,32 @@ private:
     take(gaps);
     scalar = *type;
     return success();
+  }
+
+  ScalarTypeAttr typeAttr(ScalarType type) {
+    Attribute &attr = cache.typeAttrs[unsigned(type)];
+    if (!attr)
+      attr = ScalarTypeAttr::get(ctx, type);
+    return cast<ScalarTypeAttr>(attr);
+  }
+  IntegerAttr ui32(unsigned value) {
+    IntegerAttr &attr = cache.ui32s[value];
+    if (!attr)
+      attr = builder.getUI32IntegerAttr(value);
+    return attr;
+  }
+
+  /// Creates an op of type OpT from its build() arguments, with its trivia,
+  /// without looking its name up or rebuilding its attribute dictionary.
+  template <typename OpT, typename... Args>
+  OpT createWithTrivia(Location location, const Gaps &gaps, Args &&...args) {
+    std::optional<OperationName> &name = cache.opNames[TypeID::get<OpT>()];
+    if (!name)
+      name.emplace(OpT::getOperationName(), ctx);
+    OperationState state(location, *name);
+    OpT::build(builder, state, std::forward<Args>(args)...);
+    state.attributes = NamedAttrList(triviaDictionary(gaps));
+    return cast<OpT>(builder.create(state));
   }
 
   /// The type a `.b32`-style word names, if any.
@@ -887,7 +918,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     if (tok.kind == TokKind::Word && peek().is(':')) {
       StringRef label = take(itemGaps).text;
       take(itemGaps);
-      setTrivia(LabelOp::create(builder, itemLoc, label), itemGaps);
+      createWithTrivia<LabelOp>(itemLoc, itemGaps,
+                                StringAttr::get(ctx, label));
       continue;
     }
     std::optional<ScalarType> type = scalarTypeOf(tok);
@@ -903,9 +935,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
         return failure();
       values.push_back(value);
     } while (tok.is(',') && (take(itemGaps), true));
-    setTrivia(DataOp::create(builder, itemLoc, *type,
-                             ArrayAttr::get(ctx, values)),
-              itemGaps);
+    createWithTrivia<DataOp>(itemLoc, itemGaps, typeAttr(*type),
+                             ArrayAttr::get(ctx, values));
   }
   allowRegisters = saved;
   take(gaps);
@@ -1045,9 +1076,8 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
       inlinedAt = builder.getDenseI64ArrayAttr(values);
     }
   }
-  auto op = LocOp::create(builder, location, file, line, column, functionName,
-                          inlinedAt);
-  setTrivia(op, gaps);
+  createWithTrivia<LocOp>(location, gaps, ui32(file), ui32(line), ui32(column),
+                          functionName, inlinedAt);
   return success();
 }
 
@@ -1116,7 +1146,7 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
     setTrivia(op, gaps);
     return success();
   }
-  setTrivia(LabelOp::create(builder, location, name), gaps);
+  createWithTrivia<LabelOp>(location, gaps, StringAttr::get(ctx, name));
   return success();
 }
 

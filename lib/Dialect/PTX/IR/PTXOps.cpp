@@ -773,14 +773,18 @@ private:
   }
 
   LogicalResult resolve(Operation *user, StringRef name) {
-    if (paramNames.contains(name) || moduleSymbols.count(name) ||
-        name == "WARP_SZ" || name.starts_with(".debug_") ||
-        undeclaredNames.contains(name) ||
-        (isa<DataOp>(user) && functionLabels.contains(name)))
-      return success();
-    for (Scope &scope : scopes)
-      if (scope.labels.count(name) || scope.names.count(name))
+    // One hash for all the tables a name may be in.
+    uint32_t hash = llvm::StringMapImpl::hash(name);
+    auto in = [&](const auto &map) {
+      return map.find(name, hash) != map.end();
+    };
+    for (Scope &scope : llvm::reverse(scopes))
+      if (in(scope.labels) || in(scope.names))
         return success();
+    if (in(paramNames) || in(moduleSymbols) || name == "WARP_SZ" ||
+        name.starts_with(".debug_") || in(undeclaredNames) ||
+        (isa<DataOp>(user) && in(functionLabels)))
+      return success();
     if (unresolved) {
       unresolved->insert(name);
       return success();
