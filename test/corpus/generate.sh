@@ -21,9 +21,11 @@
 # usage: generate.sh [-j N] [--keep-stage] [FILTER]
 #   -j N          parallel jobs (default: 2, or $JOBS)
 #   --keep-stage  keep the staging directory (logs of every job under log/)
-#   FILTER        only build sources whose file name contains FILTER; existing
-#                 outputs of other sources are left alone (default: rebuild all,
-#                 after deleting generated/{nvcc,llc,large})
+#   FILTER        only build sources whose file name contains FILTER; outputs
+#                 of other sources are left alone (default: rebuild all; files
+#                 in generated/{nvcc,llc,large} that no job produced are removed)
+# Everything is built in the staging directory first; generated/ is updated at
+# the end, and only files whose bytes changed are rewritten.
 # Tools: $CUDA_HOME (default /usr/local/cuda) or $NVCC/$PTXAS, and $LLC
 # (default /usr/lib/llvm-22/bin/llc). nvcc runs under `env -i` with
 # PATH=$NVCC_PATH (default: nvcc's directory:/usr/bin:/bin; the host gcc must
@@ -113,10 +115,10 @@ mkdir -p "$STAGE/out" "$STAGE/log"
 cp -R "$CORPUS_DIR/src" "$STAGE/src"
 : >"$STAGE/failures"
 
+# Outputs are built under $STAGE/out and only copied into generated/ once all
+# jobs are done (unchanged files are left untouched), so generated/ is never
+# seen half-rebuilt.
 OUT="$CORPUS_DIR/generated"
-if [ -z "$FILTER" ]; then
-  rm -rf "$OUT/nvcc" "$OUT/llc" "$OUT/large"
-fi
 
 # ---- job list: "kind arch relsrc variant relout" ------------------------------
 JOBLIST="$STAGE/jobs"
@@ -173,7 +175,7 @@ echo "generate.sh: $TOTAL jobs, $JOBS in parallel; staging in $STAGE"
 # ---- one job ------------------------------------------------------------------
 run_job() {
   local idx=$1 kind=$2 arch=$3 rel=$4 variant=$5 relout=$6
-  local src="$STAGE/$rel" tmp="$STAGE/out/$relout" dst="$OUT/$relout"
+  local src="$STAGE/$rel" tmp="$STAGE/out/$relout"
   local log="$STAGE/log/${relout//\//_}.log"
   local label flags=() t0 t1 rc=0 target
   mkdir -p "$(dirname "$tmp")"
@@ -231,11 +233,9 @@ run_job() {
   local secs
   secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
   if [ $rc -eq 0 ]; then
-    mkdir -p "$(dirname "$dst")"
-    cp "$tmp" "$dst"
-    printf '[%d/%d] %s  ok  %d KB  %ss\n' "$idx" "$TOTAL" "$label" $(( $(stat -c %s "$dst") / 1024 )) "$secs"
+    printf '[%d/%d] %s  ok  %d KB  %ss\n' "$idx" "$TOTAL" "$label" $(( $(stat -c %s "$tmp") / 1024 )) "$secs"
   else
-    rm -f "$tmp" "$dst"
+    rm -f "$tmp"
     printf '%s (%s)\n' "$relout" "$(tail -n 3 "$log" | tr '\n' ' ')" >>"$STAGE/failures"
     printf '[%d/%d] %s  FAILED (%s)\n' "$idx" "$TOTAL" "$label" \
       "$(case $rc in 2) echo ptxas ;; 3) echo nondeterministic ;; *) echo compile ;; esac)"
@@ -247,6 +247,39 @@ export -f run_job header llc_ptx_version nvcc_clean
 export STAGE OUT TOTAL NVCC PTXAS LLC SETARCH_CMD NVCC_PATH
 
 awk '{ print NR, $0 }' "$JOBLIST" | xargs -P "$JOBS" -L 1 bash -c 'run_job "$@"' _
+
+# ---- install into generated/ ----------------------------------------------------
+# Full run: generated/{nvcc,llc,large} becomes exactly the set of outputs that
+# compiled and assembled. FILTER run: only the filtered jobs' files change.
+mkdir -p "$OUT"
+changed=0
+removed=0
+while read -r _ _ _ _ relout; do
+  if [ -f "$STAGE/out/$relout" ]; then
+    if ! cmp -s "$STAGE/out/$relout" "$OUT/$relout"; then
+      mkdir -p "$(dirname "$OUT/$relout")"
+      cp "$STAGE/out/$relout" "$OUT/$relout.tmp.$$"
+      mv -f "$OUT/$relout.tmp.$$" "$OUT/$relout"
+      changed=$((changed + 1))
+    fi
+  elif [ -e "$OUT/$relout" ]; then
+    rm -f "$OUT/$relout"
+    removed=$((removed + 1))
+  fi
+done <"$JOBLIST"
+if [ -z "$FILTER" ]; then
+  # Outputs of sources, archs or variants that no longer exist.
+  for d in nvcc llc large; do
+    [ -d "$OUT/$d" ] || continue
+    while read -r stale; do
+      awk -v f="$stale" '$5 == f { found = 1 } END { exit !found }' "$JOBLIST" ||
+        { rm -f "$OUT/$stale"; removed=$((removed + 1)); }
+    done < <(cd "$OUT" && find "$d" -type f | LC_ALL=C sort)
+    find "$OUT/$d" -type d -empty -delete
+  done
+fi
+echo
+echo "generated/: $changed file(s) written, $removed removed, the rest unchanged"
 
 # ---- summary ------------------------------------------------------------------
 END=$(date +%s)

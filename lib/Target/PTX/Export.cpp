@@ -296,7 +296,7 @@ private:
           r.add(proto.getSymName(), kLine);
           r.add(":", "");
           r.add(".callprototype", " ");
-          if (!proto.getRetParams().empty())
+          if (!proto.getRetParams().empty() || proto.getEmptyRetList())
             renderInlineParams(r, proto.getRetParams(), " ");
           r.add("_", " ");
           renderInlineParams(r, proto.getParams(), " ");
@@ -658,14 +658,22 @@ private:
       break;
     case IntFormat::hex:
     case IntFormat::HEX:
-      text = "0x" + digitsOf(uint64_t(value), 16,
-                             imm.getFormat() == IntFormat::HEX, width);
+    case IntFormat::Xhex:
+    case IntFormat::XHEX: {
+      IntFormat format = imm.getFormat();
+      bool upperX = format == IntFormat::Xhex || format == IntFormat::XHEX;
+      bool upperDigits = format == IntFormat::HEX || format == IntFormat::XHEX;
+      text = (upperX ? "0X" : "0x") +
+             digitsOf(uint64_t(value), 16, upperDigits, width);
       break;
+    }
     case IntFormat::oct:
       text = "0" + digitsOf(uint64_t(value), 8, false, width ? width - 1 : 0);
       break;
     case IntFormat::bin:
-      text = "0b" + digitsOf(uint64_t(value), 2, false, width);
+    case IntFormat::Bbin:
+      text = (imm.getFormat() == IntFormat::Bbin ? "0B" : "0b") +
+             digitsOf(uint64_t(value), 2, false, width);
       break;
     }
     if (imm.getUnsignedSuffix())

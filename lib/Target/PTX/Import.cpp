@@ -1126,7 +1126,8 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
   if (tok.isWord(".callprototype")) {
     take(gaps);
     SmallVector<Attribute> params, retParams;
-    if (tok.is('(') && failed(parseParamList(gaps, retParams)))
+    bool hasRetList = tok.is('(');
+    if (hasRetList && failed(parseParamList(gaps, retParams)))
       return failure();
     if (!tok.isWord("_"))
       return error("expected '_' in .callprototype, found " + describe(tok));
@@ -1140,9 +1141,10 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
     }
     if (failed(expectPunct(';', gaps, "after .callprototype")))
       return failure();
-    auto op = CallPrototypeOp::create(builder, location, name,
-                                      ArrayAttr::get(ctx, retParams),
-                                      ArrayAttr::get(ctx, params), noreturn);
+    auto op = CallPrototypeOp::create(
+        builder, location, name, ArrayAttr::get(ctx, retParams),
+        ArrayAttr::get(ctx, params), noreturn,
+        hasRetList && retParams.empty());
     setTrivia(op, gaps);
     return success();
   }
@@ -1493,8 +1495,7 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
   IntFormat format = IntFormat::dec;
   unsigned radix = 10;
   if (digits.size() > 2 && (digits.starts_with("0x") || digits.starts_with("0X"))) {
-    if (digits[1] == 'X')
-      return error("write hexadecimal integers with '0x', not '0X'");
+    bool upperX = digits[1] == 'X';
     digits = digits.drop_front(2);
     radix = 16;
     bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
@@ -1502,14 +1503,13 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     if (lower && upper)
       return error(Twine("hex digits of '") + text +
                    "' mix upper and lower case");
-    format = upper ? IntFormat::HEX : IntFormat::hex;
+    format = upperX ? (upper ? IntFormat::XHEX : IntFormat::Xhex)
+                    : (upper ? IntFormat::HEX : IntFormat::hex);
   } else if (digits.size() > 2 &&
              (digits.starts_with("0b") || digits.starts_with("0B"))) {
-    if (digits[1] == 'B')
-      return error("write binary integers with '0b', not '0B'");
+    format = digits[1] == 'B' ? IntFormat::Bbin : IntFormat::bin;
     digits = digits.drop_front(2);
     radix = 2;
-    format = IntFormat::bin;
   } else if (digits.size() > 1 && digits[0] == '0') {
     digits = digits.drop_front(1);
     radix = 8;

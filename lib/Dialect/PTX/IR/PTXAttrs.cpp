@@ -293,7 +293,7 @@ Attribute ImmAttr::parse(AsmParser &parser, Type) {
                                                      : uint64_t(bits.getSExtValue()));
   StringRef word;
   if (succeeded(parser.parseOptionalKeyword(
-          &word, {"dec", "hex", "HEX", "oct", "bin"})))
+          &word, {"dec", "hex", "HEX", "oct", "bin", "Xhex", "XHEX", "Bbin"})))
     format = *symbolizeIntFormat(word);
   bool unsignedSuffix = succeeded(parser.parseOptionalKeyword("U"));
   unsigned digits = 0;

@@ -165,6 +165,7 @@ private:
     StringRef word;
     if (failed(parser.parseOptionalKeyword(
             &word, {"not", "_", "elt", "dec", "hex", "HEX", "oct", "bin",
+                    "Xhex", "XHEX", "Bbin",
                     "f32", "f64", "generic", "mask", "op", "unary",
                     "decf"})))
       return std::nullopt;
@@ -322,7 +323,9 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
         if (imm.getFormat() == IntFormat::dec)
           printer << imm.getValue();
         else if (imm.getFormat() == IntFormat::hex ||
-                 imm.getFormat() == IntFormat::HEX)
+                 imm.getFormat() == IntFormat::HEX ||
+                 imm.getFormat() == IntFormat::Xhex ||
+                 imm.getFormat() == IntFormat::XHEX)
           printer << llvm::format_hex(uint64_t(imm.getValue()), 3);
         else
           printer << uint64_t(imm.getValue());
@@ -1852,6 +1855,8 @@ ParseResult CallPrototypeOp::parse(OpAsmParser &parser,
     return failure();
   if (succeeded(parser.parseOptionalKeyword("noreturn")))
     result.addAttribute("noreturn", UnitAttr::get(ctx));
+  if (succeeded(parser.parseOptionalKeyword("empty_ret_list")))
+    result.addAttribute("empty_ret_list", UnitAttr::get(ctx));
   result.addAttribute("sym_name", name);
   result.addAttribute("params", ArrayAttr::get(ctx, params));
   result.addAttribute("ret_params", ArrayAttr::get(ctx, retParams));
@@ -1868,9 +1873,19 @@ void CallPrototypeOp::print(OpAsmPrinter &printer) {
   }
   if (getNoreturn())
     printer << " noreturn";
+  if (getEmptyRetList())
+    printer << " empty_ret_list";
   printer.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getSymNameAttrName(), getParamsAttrName(),
-                            getRetParamsAttrName(), getNoreturnAttrName()});
+      (*this)->getAttrs(),
+      {getSymNameAttrName(), getParamsAttrName(), getRetParamsAttrName(),
+       getNoreturnAttrName(), getEmptyRetListAttrName()});
+}
+
+LogicalResult CallPrototypeOp::verify() {
+  if (getEmptyRetList() && !getRetParams().empty())
+    return emitOpError("empty_ret_list is set but there are return "
+                       "parameters");
+  return success();
 }
 
 #define GET_OP_CLASSES

@@ -67,10 +67,13 @@ def PTX_FuncKind : I32EnumAttr<"FuncKind", "PTX function kind", [
   let cppNamespace = "::pyptx";
 }
 
+// hex/HEX: 0x with lower/upper case digits; Xhex/XHEX: the same with 0X;
+// Bbin: 0B.
 def PTX_IntFormat : I32EnumAttr<"IntFormat", "spelling of an integer", [
     I32EnumAttrCase<"dec", 0>, I32EnumAttrCase<"hex", 1>,
     I32EnumAttrCase<"HEX", 2>, I32EnumAttrCase<"oct", 3>,
-    I32EnumAttrCase<"bin", 4>
+    I32EnumAttrCase<"bin", 4>, I32EnumAttrCase<"Xhex", 5>,
+    I32EnumAttrCase<"XHEX", 6>, I32EnumAttrCase<"Bbin", 7>
   ]> {
   let cppNamespace = "::pyptx";
 }

@@ -282,10 +282,16 @@ def PTX_CallTargetsOp : PTX_Op<"calltargets", [ParentOneOf<BodyParents>]> {
 
 def PTX_CallPrototypeOp : PTX_Op<"callprototype", [ParentOneOf<BodyParents>]> {
   let summary = "`p: .callprototype (.param .b32 _) _ (.param .b32 _);`";
+  let description = [{
+    `empty_ret_list` records a written but empty return list:
+    `.callprototype ()_ (.param .b32 _)`.
+  }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        PTX_ParamArrayAttr:$ret_params,
-                       PTX_ParamArrayAttr:$params, UnitAttr:$noreturn);
+                       PTX_ParamArrayAttr:$params, UnitAttr:$noreturn,
+                       UnitAttr:$empty_ret_list);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 #endif // PYPTX_DIALECT_PTX_IR_PTXOPS_TD
