@@ -502,6 +502,8 @@ private:
     llvm::StringMap<Value> names;
     llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
         ranges;
+    /// True once a range is declared whose name lacks the `%` prefix.
+    bool rangeWithoutPercent = false;
     Value find(StringRef name, uint32_t hash);
   };
   /// Registers visible at this point, innermost scope last.
@@ -1044,6 +1046,7 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
       continue;
     }
     scope.ranges[name] = {reg, {result, count}};
+    scope.rangeWithoutPercent |= !name.starts_with("%");
     result += count;
   }
   return success();
@@ -1228,7 +1231,9 @@ Value Parser::RegScope::find(StringRef name, uint32_t hash) {
   auto it = names.find(name, hash);
   if (it != names.end())
     return it->second;
-  if (ranges.empty())
+  // Labels and parameters (`$L__BB0_22`, `k_param_1`) end in digits too:
+  // skip the range lookups unless some range could match.
+  if (ranges.empty() || (name.front() != '%' && !rangeWithoutPercent))
     return {};
   // `%r12` is register 12 of `%r<N>`, or register 2 of `%r1<N>`.
   size_t digits = 0;
