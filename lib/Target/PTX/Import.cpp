@@ -1214,12 +1214,22 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
     return failure();
   // Built with its trivia in one go: setting an attribute afterwards would
   // rebuild the op's attribute dictionary.
-  OperationState state(location, instName);
-  InstOp::build(builder, state, guard, instRegisters,
-                negated ? builder.getUnitAttr() : UnitAttr(), mnemonic,
-                modifiers, ArrayAttr::get(ctx, operands));
-  state.attributes = NamedAttrList(triviaDictionary(gaps));
-  builder.create(state);
+  // Straight to Operation::create: no OperationState to fill and tear
+  // down for the most common op.
+  InstOp::Properties properties;
+  properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
+  properties.setMnemonic(mnemonic);
+  properties.setModifiers(modifiers);
+  properties.setPtxOperands(ArrayAttr::get(ctx, operands));
+  properties.operandSegmentSizes = {guard ? 1 : 0,
+                                    int32_t(instRegisters.size())};
+  SmallVector<Value, 8> allOperands;
+  if (guard)
+    allOperands.push_back(guard);
+  allOperands.append(instRegisters.begin(), instRegisters.end());
+  builder.insert(Operation::create(location, instName, {}, allOperands,
+                                   triviaDictionary(gaps),
+                                   OpaqueProperties(&properties), {}, 0));
   return success();
 }
 
