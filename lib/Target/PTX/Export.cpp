@@ -60,7 +60,11 @@ class Exporter {
 public:
   Exporter(raw_ostream &os, bool canonical, MLIRContext *ctx)
       : os(os), canonical(canonical),
-        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {}
+        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {
+    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
+      typeNames.push_back(
+          saver.save(("." + stringifyScalarType(ScalarType(i))).str()));
+  }
 
   LogicalResult exportModule(ModuleOp module) {
     Rendering r(saver);
@@ -199,12 +203,16 @@ private:
                       [&] { return exportBlock(section.getBody(), 1); });
         })
         .Case([&](DataOp data) {
-          r.add(("." + stringifyScalarType(data.getType())).str(), kLine);
-          for (auto [i, value] : llvm::enumerate(data.getValues())) {
-            if (i)
-              r.add(",", "");
-            if (failed(renderExpr(data, r, value, {}, " ")))
-              return failure();
+          ArrayRef<Attribute> values = data.getValues().getValue();
+          for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
+            r.add(typeNames[unsigned(data.getRowType(row))], kLine);
+            for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
+              if (i)
+                r.add(",", "");
+              if (failed(renderExpr(data, r, value, {}, " ")))
+                return failure();
+            }
+            values = values.drop_front(size);
           }
           return emit(data, r, depth);
         })
@@ -690,6 +698,8 @@ private:
   llvm::StringSaver saver{allocator};
   llvm::DenseMap<Value, StringRef> names;
   llvm::DenseMap<std::pair<Attribute, Attribute>, StringRef> opcodes;
+  /// `.b8`, `.b32`, ... by ScalarType.
+  SmallVector<StringRef> typeNames;
 };
 } // namespace
 

@@ -228,9 +228,7 @@ struct ImportCache {
   std::array<Attribute, 1024> smallInts{};
   /// `.b32` -> b32, and so on (one hash lookup instead of a string switch).
   llvm::StringMap<ScalarType> types;
-  /// Attributes for op fields that repeat: scalar types, small unsigned
-  /// numbers (`.loc` lines and columns).
-  std::array<Attribute, 64> typeAttrs{};
+  /// Small unsigned numbers that repeat (`.loc` files, lines, columns).
   llvm::DenseMap<unsigned, IntegerAttr> ui32s;
   llvm::DenseMap<TypeID, std::optional<OperationName>> opNames;
 
@@ -407,12 +405,6 @@ private:
     return success();
   }
 
-  ScalarTypeAttr typeAttr(ScalarType type) {
-    Attribute &attr = cache.typeAttrs[unsigned(type)];
-    if (!attr)
-      attr = ScalarTypeAttr::get(ctx, type);
-    return cast<ScalarTypeAttr>(attr);
-  }
   IntegerAttr ui32(unsigned value) {
     IntegerAttr &attr = cache.ui32s[value];
     if (!attr)
@@ -924,20 +916,28 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
                                 StringAttr::get(ctx, label));
       continue;
     }
-    std::optional<ScalarType> type = scalarTypeOf(tok);
-    if (!type)
+    // A run of data lines, up to the next label or the closing brace.
+    SmallVector<int32_t, 64> rowTypes, rowSizes;
+    SmallVector<Attribute, 64> values;
+    while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
+      take(itemGaps);
+      size_t before = values.size();
+      do {
+        Attribute value;
+        if (failed(parseExpr(itemGaps, value)))
+          return failure();
+        values.push_back(value);
+      } while (tok.is(',') && (take(itemGaps), true));
+      rowTypes.push_back(int32_t(*type));
+      rowSizes.push_back(int32_t(values.size() - before));
+    }
+    if (rowTypes.empty())
       return error("expected a data directive such as .b8 or a label in "
                    "the section, found " +
                    describe(tok));
-    take(itemGaps);
-    SmallVector<Attribute> values;
-    do {
-      Attribute value;
-      if (failed(parseExpr(itemGaps, value)))
-        return failure();
-      values.push_back(value);
-    } while (tok.is(',') && (take(itemGaps), true));
-    createWithTrivia<DataOp>(itemLoc, itemGaps, typeAttr(*type),
+    createWithTrivia<DataOp>(itemLoc, itemGaps,
+                             builder.getDenseI32ArrayAttr(rowTypes),
+                             builder.getDenseI32ArrayAttr(rowSizes),
                              ArrayAttr::get(ctx, values));
   }
   allowRegisters = saved;

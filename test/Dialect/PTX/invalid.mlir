@@ -1176,11 +1176,61 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
-// A data line has at least one value (reachable only in generic form).
+// A data op has at least one line (reachable only in generic form).
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
-    // expected-error @+1 {{'pyptx.data' op needs at least one value}}
-    "pyptx.data"() <{type = 0 : i32, values = []}> : () -> ()
+    // expected-error @+1 {{'pyptx.data' op needs at least one line}}
+    "pyptx.data"() <{row_sizes = array<i32>, row_types = array<i32>, values = []}> : () -> ()
+  }
+}
+
+// -----
+
+// Each data line has at least one value.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op each line needs at least one value}}
+    "pyptx.data"() <{row_sizes = array<i32: 0>, row_types = array<i32: 0>, values = []}> : () -> ()
+  }
+}
+
+// -----
+
+// Line types and sizes pair up.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op has 2 line types but 1 line sizes}}
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0, 0>, values = [#pyptx.imm<1>]}> : () -> ()
+  }
+}
+
+// -----
+
+// Line sizes account for every value.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op line sizes add up to 1 values, but there are 2}}
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0>, values = [#pyptx.imm<1>, #pyptx.imm<2>]}> : () -> ()
+  }
+}
+
+// -----
+
+// Line types are PTX types.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op line type 99 is not a PTX type}}
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 99>, values = [#pyptx.imm<1>]}> : () -> ()
+  }
+}
+
+// -----
+
+// Several lines in one op: the second one has a bad type.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{not .f32}}
+    "pyptx.data"() <{row_sizes = array<i32: 1, 1>, row_types = array<i32: 0, 18>, values = [#pyptx.imm<1>, #pyptx.imm<2>]}> : () -> ()
   }
 }
 
@@ -1408,7 +1458,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{expected a constant}}
-    "pyptx.data"() <{type = 2 : i32, values = [3.5 : f32]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 2>, values = [3.5 : f32]}> : () -> ()
   }
 }
 

@@ -516,6 +516,7 @@ pyptx.module version 8.7 target sm_90a, debug address_size 64 {
   // CHECK-NEXT:    pyptx.data b64 @"$L__info_string0"{{$}}
   // CHECK-NEXT:    pyptx.data b32 @"$L__info" + 8{{$}}
   // CHECK-NEXT:    pyptx.data b64 @f{{$}}
+  // CHECK-NEXT:    pyptx.data b32 263 b8 2, 3 b64 @f{{$}}
   // CHECK-NEXT:    pyptx.label @"$L__info_end"{{$}}
   // CHECK-NEXT:    pyptx.data b32 0 attributes {pyptx_test.tag}{{$}}
   // CHECK-NEXT:  }
@@ -527,6 +528,7 @@ pyptx.module version 8.7 target sm_90a, debug address_size 64 {
     pyptx.data b64 @"$L__info_string0"
     pyptx.data b32 @"$L__info" + 8
     pyptx.data b64 @f
+    pyptx.data b32 263 b8 2, 3 b64 @f
     pyptx.label @"$L__info_end"
     pyptx.data b32 0 attributes {pyptx_test.tag}
   }

@@ -1786,61 +1786,88 @@ LogicalResult LocOp::verify() {
   return success();
 }
 
+/// Types a data line may have.
+static constexpr StringLiteral kDataTypes[] = {
+    "b8", "b16", "b32", "b64", "u8",  "u16",
+    "u32", "u64", "s8",  "s16", "s32", "s64"};
+
 ParseResult DataOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<int32_t> rowTypes, rowSizes;
+  SmallVector<Attribute> values;
+  ExprParser exprParser(parser, nullptr);
+  // Each line starts with its type; the next op starts with its own name,
+  // which is not a type keyword.
+  SmallVector<StringRef> typeWords(std::begin(kDataTypes),
+                                   std::end(kDataTypes));
   SMLoc typeLoc = parser.getCurrentLocation();
   StringRef word;
   if (parser.parseKeyword(&word))
     return failure();
-  std::optional<ScalarType> type = symbolizeScalarType(word);
-  if (!type)
-    return parser.emitError(typeLoc, "unknown PTX type '") << word << "'";
-  SmallVector<Attribute> values;
-  ExprParser exprParser(parser, nullptr);
   do {
-    Attribute value;
-    if (exprParser.parseExpr(value))
-      return failure();
-    values.push_back(value);
-  } while (succeeded(parser.parseOptionalComma()));
-  result.addAttribute("type",
-                      ScalarTypeAttr::get(parser.getContext(), *type));
-  result.addAttribute("values", ArrayAttr::get(parser.getContext(), values));
+    std::optional<ScalarType> type = symbolizeScalarType(word);
+    if (!type)
+      return parser.emitError(typeLoc, "unknown PTX type '") << word << "'";
+    size_t before = values.size();
+    do {
+      Attribute value;
+      if (exprParser.parseExpr(value))
+        return failure();
+      values.push_back(value);
+    } while (succeeded(parser.parseOptionalComma()));
+    rowTypes.push_back(int32_t(*type));
+    rowSizes.push_back(int32_t(values.size() - before));
+    typeLoc = parser.getCurrentLocation();
+  } while (succeeded(parser.parseOptionalKeyword(&word, typeWords)));
+  Builder &builder = parser.getBuilder();
+  result.addAttribute("row_types", builder.getDenseI32ArrayAttr(rowTypes));
+  result.addAttribute("row_sizes", builder.getDenseI32ArrayAttr(rowSizes));
+  result.addAttribute("values", builder.getArrayAttr(values));
   return parser.parseOptionalAttrDictWithKeyword(result.attributes);
 }
 
 void DataOp::print(OpAsmPrinter &printer) {
-  printer << " " << stringifyScalarType(getType()) << " ";
-  printExprList(printer, getValues().getValue(),
-                getOperation()->getOperands());
+  ArrayRef<Attribute> values = getValues().getValue();
+  for (auto [row, size] : llvm::enumerate(getRowSizes())) {
+    printer << " " << stringifyScalarType(getRowType(row)) << " ";
+    printExprList(printer, values.take_front(size),
+                  getOperation()->getOperands());
+    values = values.drop_front(size);
+  }
   printer.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getTypeAttrName(), getValuesAttrName()});
+      (*this)->getAttrs(),
+      {getRowTypesAttrName(), getRowSizesAttrName(), getValuesAttrName()});
 }
 
 LogicalResult DataOp::verify() {
-  if (getValues().empty())
-    return emitOpError("needs at least one value");
+  ArrayRef<int32_t> sizes = getRowSizes();
+  if (sizes.empty())
+    return emitOpError("needs at least one line");
+  if (sizes.size() != getRowTypes().size())
+    return emitOpError("has ")
+           << getRowTypes().size() << " line types but " << sizes.size()
+           << " line sizes";
+  int64_t total = 0;
+  for (int32_t size : sizes) {
+    if (size < 1)
+      return emitOpError("each line needs at least one value");
+    total += size;
+  }
+  if (total != int64_t(getValues().size()))
+    return emitOpError("line sizes add up to ")
+           << total << " values, but there are " << getValues().size();
   for (Attribute value : getValues())
     if (failed(verifyConstantExpr(*this, value)))
       return failure();
-  switch (getType()) {
-  case ScalarType::b8:
-  case ScalarType::b16:
-  case ScalarType::b32:
-  case ScalarType::b64:
-  case ScalarType::u8:
-  case ScalarType::u16:
-  case ScalarType::u32:
-  case ScalarType::u64:
-  case ScalarType::s8:
-  case ScalarType::s16:
-  case ScalarType::s32:
-  case ScalarType::s64:
-    return success();
-  default:
-    return emitOpError("section data must have an integer type (.b8 to "
-                       ".b64, .u*, .s*), not .")
-           << stringifyScalarType(getType());
+  for (int32_t type : getRowTypes()) {
+    std::optional<ScalarType> scalar = symbolizeScalarType(uint32_t(type));
+    if (!scalar)
+      return emitOpError("line type ") << type << " is not a PTX type";
+    if (!llvm::is_contained(kDataTypes, stringifyScalarType(*scalar)))
+      return emitOpError("section data must have an integer type (.b8 to "
+                         ".b64, .u*, .s*), not .")
+             << stringifyScalarType(*scalar);
   }
+  return success();
 }
 
 ParseResult CallPrototypeOp::parse(OpAsmParser &parser,

@@ -254,10 +254,25 @@ def PTX_SectionOp : PTX_Op<"section", [
 }
 
 def PTX_DataOp : PTX_Op<"data", [HasParent<"SectionOp">]> {
-  let summary = "a data line in a section: `.b8 1, 2, 3`, `.b64 sym`";
-  let arguments = (ins PTX_ScalarType:$type, ArrayAttr:$values);
+  let summary = "consecutive data lines in a section: `.b8 1, 2`, `.b64 sym`";
+  let description = [{
+    ```mlir
+    pyptx.data b8 1, 2, 3
+    pyptx.data b32 263 b8 2 b64 @"$L__func_begin0"
+    ```
+    One op holds a run of data lines (debug sections are long runs of tiny
+    `.b8 N` lines): line `i` has type `row_types[i]` and the next
+    `row_sizes[i]` entries of `values`.
+  }];
+  let arguments = (ins DenseI32ArrayAttr:$row_types,
+                       DenseI32ArrayAttr:$row_sizes, ArrayAttr:$values);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::pyptx::ScalarType getRowType(unsigned row) {
+      return static_cast<::pyptx::ScalarType>(getRowTypes()[row]);
+    }
+  }];
 }
 
 def PTX_AliasOp : PTX_Op<"alias", [HasParent<"ModuleOp">]> {
