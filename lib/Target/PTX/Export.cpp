@@ -20,6 +20,9 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/StringSaver.h"
+
+#include <array>
+#include <cstring>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -86,14 +89,14 @@ public:
     }
     r.cur = &r.tail;
     r.add("", kLine); // the end of the file
-    ArrayAttr trivia = triviaFor(module, r);
+    ArrayRef<StringRef> trivia = triviaFor(module, r);
     unsigned gapIndex = 0;
     writeTokens(r.head, trivia, gapIndex, 0);
     for (Operation &op : *module.getBodyBlock())
       if (failed(exportOp(op, 0)))
         return failure();
     writeTokens(r.tail, trivia, gapIndex, 0);
-    if (!trivia && !atLineStart())
+    if (trivia.empty() && !atLineStart())
       write("\n");
     flush();
     return success();
@@ -109,7 +112,17 @@ private:
   void write(StringRef text) {
     if (text.empty())
       return;
-    buffer.append(text.begin(), text.end());
+    // Tokens and gaps are mostly a few bytes: copy them by hand rather than
+    // through memcpy.
+    size_t size = buffer.size();
+    buffer.resize_for_overwrite(size + text.size());
+    char *out = buffer.data() + size;
+    if (text.size() > 16) {
+      memcpy(out, text.data(), text.size());
+    } else {
+      for (char c : text)
+        *out++ = c;
+    }
     lastChar = text.back();
     if (buffer.size() > (1u << 16))
       flush();
@@ -137,21 +150,32 @@ private:
   }
 
   /// The op's trivia, if it has as many gaps as the op has tokens.
-  ArrayAttr triviaFor(Operation *op, const Rendering &r) {
+  /// The op's gaps, if it has as many as the op has tokens; empty if not.
+  /// Ops share a few trivia arrays, whose strings are looked up once.
+  ArrayRef<StringRef> triviaFor(Operation *op, const Rendering &r) {
     if (canonical)
       return {};
-    auto trivia = dyn_cast_or_null<ArrayAttr>(op->getAttr(triviaName));
+    auto trivia =
+        dyn_cast_or_null<ArrayAttr>(op->getDiscardableAttr(triviaName));
     // (The dialect verifies that trivia holds strings only.)
     if (!trivia || trivia.size() != r.head.size() + r.tail.size())
       return {};
-    return trivia;
+    auto [it, inserted] = gapStrings.try_emplace(trivia);
+    if (inserted) {
+      // In the allocator: the map may grow while the caller holds the array.
+      StringRef *gaps = allocator.Allocate<StringRef>(trivia.size());
+      for (auto [i, gap] : llvm::enumerate(trivia))
+        gaps[i] = cast<StringAttr>(gap).getValue();
+      it->second = ArrayRef<StringRef>(gaps, trivia.size());
+    }
+    return it->second;
   }
 
-  void writeTokens(ArrayRef<Tok> toks, ArrayAttr trivia, unsigned &gapIndex,
-                   unsigned depth) {
+  void writeTokens(ArrayRef<Tok> toks, ArrayRef<StringRef> gaps,
+                   unsigned &gapIndex, unsigned depth) {
     for (const Tok &tok : toks) {
-      if (trivia)
-        write(cast<StringAttr>(trivia[gapIndex++]).getValue());
+      if (!gaps.empty())
+        write(gaps[gapIndex++]);
       else
         writeGap(tok.gap, depth);
       write(tok.text);
@@ -161,7 +185,7 @@ private:
   /// Writes `r` around `body` (which writes the nested ops).
   LogicalResult emit(Operation *op, Rendering &r, unsigned depth,
                      function_ref<LogicalResult()> body = nullptr) {
-    ArrayAttr trivia = triviaFor(op, r);
+    ArrayRef<StringRef> trivia = triviaFor(op, r);
     unsigned gapIndex = 0;
     writeTokens(r.head, trivia, gapIndex, depth);
     if (body && failed(body()))
@@ -647,11 +671,12 @@ private:
     int64_t value = imm.getValue();
     unsigned width = imm.getDigits();
     // Small decimals are the common case: no allocation.
-    if (imm.getFormat() == IntFormat::dec && value >= 0 && value < 10000 &&
+    if (imm.getFormat() == IntFormat::dec && value >= 0 && value < 1024 &&
         !width && !imm.getUnsignedSuffix()) {
-      char buffer[8];
-      int length = snprintf(buffer, sizeof(buffer), "%d", int(value));
-      r.add(saver.save(StringRef(buffer, length)), gap);
+      StringRef &cached = smallInts[value];
+      if (cached.empty())
+        cached = saver.save(std::to_string(value));
+      r.add(cached, gap);
       return;
     }
     std::string text;
@@ -700,6 +725,9 @@ private:
   llvm::DenseMap<std::pair<Attribute, Attribute>, StringRef> opcodes;
   /// `.b8`, `.b32`, ... by ScalarType.
   SmallVector<StringRef> typeNames;
+  /// Spellings of 0..1023, made on first use.
+  std::array<StringRef, 1024> smallInts{};
+  llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
 };
 } // namespace
 

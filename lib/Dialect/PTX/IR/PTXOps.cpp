@@ -1244,8 +1244,14 @@ std::string RegOp::getRegName(unsigned index) {
       continue;
     }
     if (index < count) {
-      std::string result = name.str();
-      result += std::to_string(index);
+      char digits[16];
+      char *end = digits + sizeof(digits), *p = end;
+      do
+        *--p = char('0' + index % 10);
+      while (index /= 10);
+      std::string result;
+      result.reserve(name.size() + (end - p));
+      result.append(name.data(), name.size()).append(p, end);
       return result;
     }
     index -= count;
