@@ -1249,21 +1249,20 @@ Value Parser::RegScope::find(StringRef name, uint32_t hash) {
   size_t digits = 0;
   while (digits < name.size() && llvm::isDigit(name[name.size() - 1 - digits]))
     ++digits;
+  // Longest digit suffix first: `%r12` of `%r<N>` is the common case.
   for (size_t n = digits; n > 0; --n) {
     StringRef index = name.take_back(n);
-    if (index.size() > 1 && index[0] == '0')
+    if ((index.size() > 1 && index[0] == '0') || n > 9)
       continue;
     auto range = ranges.find(name.drop_back(n));
     if (range == ranges.end())
       continue;
-    uint64_t i;
+    uint64_t i = 0;
+    for (char c : index)
+      i = i * 10 + unsigned(c - '0');
     auto [first, count] = range->second.second;
-    if (!index.getAsInteger(10, i) && i < uint64_t(count)) {
-      // Remember the name: the next use is one lookup.
-      Value value = range->second.first->getResult(first + i);
-      names[name] = value;
-      return value;
-    }
+    if (i < uint64_t(count))
+      return range->second.first->getResult(first + i);
   }
   return {};
 }
@@ -1462,6 +1461,19 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
 LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
                                   Attribute &result) {
   StringRef text = tok.text;
+  // Fast path: a small plain decimal (the vast majority of immediates).
+  if (!negative && text.size() <= 3 && (text.size() == 1 || text[0] != '0') &&
+      llvm::all_of(text, llvm::isDigit)) {
+    unsigned value = 0;
+    for (char c : text)
+      value = value * 10 + unsigned(c - '0');
+    Attribute &cached = smallInts[value];
+    if (!cached)
+      cached = ImmAttr::get(ctx, value, IntFormat::dec, false, 0);
+    take(gaps);
+    result = cached;
+    return success();
+  }
   StringRef digits = text;
   // 0f3F800000 / 0d3FF0000000000000: floats by their bits.
   if (text.size() > 2 && text[0] == '0' &&
