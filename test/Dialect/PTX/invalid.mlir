@@ -1522,3 +1522,22 @@ pyptx.module version 8.7 target sm_90a {
     "pyptx.inst"(%r0) <{mnemonic = "mov", modifiers = ["b32"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.unary<"+", #pyptx.imm<2>>]}> : (!pyptx.reg<b32>) -> ()
   }
 }
+
+// -----
+
+// .attribute takes .managed.
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{unknown variable attribute '.unified': expected .managed}}
+  pyptx.var global attribute(unified) align 4 u32 @x
+}
+
+// -----
+
+// An empty return list and return parameters exclude each other.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{empty_ret_list is set but there are return parameters}}
+    pyptx.callprototype @p(param b32 @_) -> (param b32 @_) empty_ret_list
+    pyptx.inst ret
+  }
+}
