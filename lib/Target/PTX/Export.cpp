@@ -612,6 +612,10 @@ private:
           return renderExpr(op, r, unary.getOperand(), registers, "");
         })
         .Case([&](DecFloatAttr value) {
+          if (value.getValue().isNegative()) {
+            r.add("-", gap);
+            gap = "";
+          }
           r.add(formatDecimalFloat(value), gap);
           return success();
         })
@@ -668,10 +672,14 @@ private:
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, const char *gap) {
-    int64_t value = imm.getValue();
+    if (imm.getNegative()) {
+      r.add("-", gap);
+      gap = "";
+    }
+    uint64_t value = imm.getMagnitude();
     unsigned width = imm.getDigits();
     // Small decimals are the common case: no allocation.
-    if (imm.getFormat() == IntFormat::dec && value >= 0 && value < 1024 &&
+    if (imm.getFormat() == IntFormat::dec && value < 1024 &&
         !width && !imm.getUnsignedSuffix()) {
       StringRef &cached = smallInts[value];
       if (cached.empty())
@@ -682,12 +690,7 @@ private:
     std::string text;
     switch (imm.getFormat()) {
     case IntFormat::dec:
-      if (value < 0) {
-        r.add("-", gap);
-        gap = "";
-      }
-      text = digitsOf(value < 0 ? 0 - uint64_t(value) : uint64_t(value), 10,
-                      false, width);
+      text = digitsOf(value, 10, false, width);
       break;
     case IntFormat::hex:
     case IntFormat::HEX:
@@ -696,17 +699,16 @@ private:
       IntFormat format = imm.getFormat();
       bool upperX = format == IntFormat::Xhex || format == IntFormat::XHEX;
       bool upperDigits = format == IntFormat::HEX || format == IntFormat::XHEX;
-      text = (upperX ? "0X" : "0x") +
-             digitsOf(uint64_t(value), 16, upperDigits, width);
+      text = (upperX ? "0X" : "0x") + digitsOf(value, 16, upperDigits, width);
       break;
     }
     case IntFormat::oct:
-      text = "0" + digitsOf(uint64_t(value), 8, false, width ? width - 1 : 0);
+      text = "0" + digitsOf(value, 8, false, width ? width - 1 : 0);
       break;
     case IntFormat::bin:
     case IntFormat::Bbin:
       text = (imm.getFormat() == IntFormat::Bbin ? "0B" : "0b") +
-             digitsOf(uint64_t(value), 2, false, width);
+             digitsOf(value, 2, false, width);
       break;
     }
     if (imm.getUnsignedSuffix())

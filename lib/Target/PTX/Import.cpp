@@ -1469,7 +1469,8 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
       value = value * 10 + unsigned(c - '0');
     Attribute &cached = smallInts[value];
     if (!cached)
-      cached = ImmAttr::get(ctx, value, IntFormat::dec, false, 0);
+      cached = ImmAttr::get(ctx, uint64_t(value), false, IntFormat::dec,
+                            false, 0);
     take(gaps);
     result = cached;
     return success();
@@ -1507,10 +1508,8 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
         text.getAsDouble(number))
       return error(Twine("malformed floating-point literal '") + text +
                    "': pyptx reads digits '.' digits, or 0f/0d hex bits");
-    auto attr = DecFloatAttr::get(ctx, llvm::APFloat(negative ? -number : number),
-                                  fraction.size());
-    if (negative)
-      return error("write a negative decimal float as 0f/0d hex bits");
+    auto attr = DecFloatAttr::get(
+        ctx, llvm::APFloat(negative ? -number : number), fraction.size());
     if (formatDecimalFloat(attr) != text)
       return error(Twine("floating-point literal '") + text +
                    "' has more digits than a double keeps");
@@ -1543,8 +1542,6 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     format = IntFormat::oct;
   }
   uint64_t value;
-  if (negative && format != IntFormat::dec)
-    return error("only decimal integers can be negated in pyptx");
   if (digits.empty() || digits.getAsInteger(radix, value)) {
     bool wellFormed = !digits.empty() && llvm::all_of(digits, [&](char c) {
       unsigned digit = llvm::hexDigitValue(c);
@@ -1554,8 +1551,6 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
       return error(Twine("integer '") + text + "' does not fit in 64 bits");
     return error(Twine("malformed integer '") + text + "'");
   }
-  if (format == IntFormat::dec && negative && value > (uint64_t(1) << 63))
-    return error(Twine("integer '-") + text + "' does not fit in 64 bits");
   // Digits beyond what the value needs (leading zeros) are kept.
   unsigned minimal = 1;
   for (uint64_t v = value; v >= radix; v /= radix)
@@ -1564,18 +1559,18 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
   if (format == IntFormat::oct)
     minimal += 1;
   take(gaps);
-  int64_t signedValue = negative ? -int64_t(value) : int64_t(value);
   unsigned digitsAttr = written == minimal ? 0 : written;
   // Small plain decimals repeat all over a kernel: cache their attributes.
   if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr &&
-      signedValue >= 0 && signedValue < int64_t(smallInts.size())) {
-    Attribute &cached = smallInts[signedValue];
+      !negative && value < smallInts.size()) {
+    Attribute &cached = smallInts[value];
     if (!cached)
-      cached = ImmAttr::get(ctx, signedValue, format, false, 0);
+      cached = ImmAttr::get(ctx, value, false, format, false, 0);
     result = cached;
     return success();
   }
-  result = ImmAttr::get(ctx, signedValue, format, unsignedSuffix, digitsAttr);
+  result = ImmAttr::get(ctx, value, negative, format, unsignedSuffix,
+                        digitsAttr);
   return success();
 }
 

@@ -7,6 +7,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace pyptx;
 
@@ -281,16 +283,12 @@ void RegRefAttr::print(AsmPrinter &printer) const {
 
 Attribute ImmAttr::parse(AsmParser &parser, Type) {
   IntFormat format = IntFormat::dec;
-  APInt bits;
-  SMLoc loc = parser.getCurrentLocation();
-  if (parser.parseLess() || parser.parseInteger(bits))
+  uint64_t magnitude = 0;
+  if (parser.parseLess())
     return {};
-  if (bits.getSignificantBits() > 64 && bits.getActiveBits() > 64) {
-    parser.emitError(loc, "integer does not fit in 64 bits");
+  bool negative = succeeded(parser.parseOptionalMinus());
+  if (parser.parseInteger(magnitude))
     return {};
-  }
-  int64_t value = int64_t(bits.getActiveBits() > 63 ? bits.getZExtValue()
-                                                     : uint64_t(bits.getSExtValue()));
   StringRef word;
   if (succeeded(parser.parseOptionalKeyword(
           &word, {"dec", "hex", "HEX", "oct", "bin", "Xhex", "XHEX", "Bbin"})))
@@ -302,16 +300,18 @@ Attribute ImmAttr::parse(AsmParser &parser, Type) {
     return {};
   if (parser.parseGreater())
     return {};
-  return ImmAttr::get(parser.getContext(), value, format, unsignedSuffix,
-                      digits);
+  return ImmAttr::get(parser.getContext(), magnitude, negative, format,
+                      unsignedSuffix, digits);
 }
 
 void ImmAttr::print(AsmPrinter &printer) const {
   printer << "<";
-  if (getFormat() == IntFormat::dec)
-    printer << getValue();
+  if (getNegative())
+    printer << "-";
+  if (isHex())
+    printer << llvm::format_hex(getMagnitude(), 3);
   else
-    printer << llvm::format_hex(uint64_t(getValue()), 3);
+    printer << getMagnitude();
   if (getFormat() != IntFormat::dec)
     printer << " " << stringifyIntFormat(getFormat());
   if (getUnsignedSuffix())
@@ -433,9 +433,13 @@ void DecFloatAttr::print(AsmPrinter &printer) const {
 }
 
 std::string pyptx::formatDecimalFloat(DecFloatAttr attr) {
+  // The magnitude: a minus sign is a token of its own.
   std::string text;
   llvm::raw_string_ostream(text) << llvm::format(
-      "%.*f", int(attr.getFracDigits()), attr.getValue().convertToDouble());
+      "%.*f", int(attr.getFracDigits()),
+      std::fabs(attr.getValue().convertToDouble()));
+  if (attr.getFracDigits() == 0)
+    text += "."; // `1.`
   return text;
 }
 

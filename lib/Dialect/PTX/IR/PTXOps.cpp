@@ -252,17 +252,11 @@ private:
       return success();
     }
     // An integer in a given radix: hex(0x1F), oct(8), dec(7, U),
-    // hex(0x10001, digits 8). Non-decimal values are 64-bit patterns.
-    int64_t value;
-    if (word == "dec") {
-      if (parser.parseInteger(value))
-        return failure();
-    } else {
-      uint64_t bits;
-      if (parser.parseInteger(bits))
-        return failure();
-      value = int64_t(bits);
-    }
+    // hex(0x10001, digits 8), hex(-0x10), dec(-0): a sign and a magnitude.
+    bool negative = succeeded(parser.parseOptionalMinus());
+    uint64_t magnitude = 0;
+    if (parser.parseInteger(magnitude))
+      return failure();
     bool unsignedSuffix = false;
     unsigned digits = 0;
     while (succeeded(parser.parseOptionalComma())) {
@@ -275,7 +269,7 @@ private:
     }
     if (parser.parseRParen())
       return failure();
-    result = ImmAttr::get(ctx, value, *symbolizeIntFormat(word),
+    result = ImmAttr::get(ctx, magnitude, negative, *symbolizeIntFormat(word),
                           unsignedSuffix, digits);
     return success();
   }
@@ -314,21 +308,23 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
         printer << ", " << ref.getComponent() << ")";
       })
       .Case([&](ImmAttr imm) {
+        // Plain `42`/`-42` where that reads back the same; else `dec(-0)`.
+        bool fitsSigned = imm.getNegative()
+                              ? imm.getMagnitude() != 0 &&
+                                    imm.getMagnitude() <= (uint64_t(1) << 63)
+                              : imm.getMagnitude() < (uint64_t(1) << 63);
         if (imm.getFormat() == IntFormat::dec && !imm.getUnsignedSuffix() &&
-            !imm.getDigits()) {
+            !imm.getDigits() && fitsSigned) {
           printer << imm.getValue();
           return;
         }
         printer << stringifyIntFormat(imm.getFormat()) << "(";
-        if (imm.getFormat() == IntFormat::dec)
-          printer << imm.getValue();
-        else if (imm.getFormat() == IntFormat::hex ||
-                 imm.getFormat() == IntFormat::HEX ||
-                 imm.getFormat() == IntFormat::Xhex ||
-                 imm.getFormat() == IntFormat::XHEX)
-          printer << llvm::format_hex(uint64_t(imm.getValue()), 3);
+        if (imm.getNegative())
+          printer << "-";
+        if (imm.isHex())
+          printer << llvm::format_hex(imm.getMagnitude(), 3);
         else
-          printer << uint64_t(imm.getValue());
+          printer << imm.getMagnitude();
         if (imm.getUnsignedSuffix())
           printer << ", U";
         if (imm.getDigits())

@@ -26,7 +26,7 @@ bool isBinaryOperator(llvm::StringRef op);
 /// C precedence of a binary operator: `||` 1 ... `* / %` 10; 0 if unknown.
 unsigned binaryPrecedence(llvm::StringRef op);
 
-/// `0.0`, `1.25`: the literal a DecFloatAttr stands for.
+/// `0.0`, `1.25`, `1.`: the digits of a DecFloatAttr, without its sign.
 std::string formatDecimalFloat(DecFloatAttr attr);
 
 /// The body of a parameter in op syntax:

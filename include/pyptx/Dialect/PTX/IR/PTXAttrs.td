@@ -125,19 +125,36 @@ def PTX_RegRefAttr : PTX_Attr<"RegRef", "ref"> {
   let hasCustomAssemblyFormat = 1;
 }
 
-// An integer immediate with the radix it is written in, its `U` suffix, and
-// the number of digits it is written with (0: as few as the value needs;
-// `0x00010001` has 8).
+// An integer immediate as written: its magnitude (up to 2^64 - 1), whether
+// a `-` precedes it, the radix, the `U` suffix, and the number of digits
+// (0: as few as the value needs; `0x00010001` has 8).
 def PTX_ImmAttr : PTX_Attr<"Imm", "imm"> {
-  let parameters = (ins "int64_t":$value, "::pyptx::IntFormat":$format,
+  let parameters = (ins "uint64_t":$magnitude, "bool":$negative,
+                        "::pyptx::IntFormat":$format,
                         "bool":$unsignedSuffix, "unsigned":$digits);
   let hasCustomAssemblyFormat = 1;
   let builders = [
     AttrBuilder<(ins "int64_t":$value, "::pyptx::IntFormat":$format,
-                     "bool":$unsignedSuffix), [{
-      return $_get($_ctxt, value, format, unsignedSuffix, 0);
+                     "bool":$unsignedSuffix,
+                     CArg<"unsigned", "0">:$digits), [{
+      uint64_t magnitude = value < 0 ? 0 - uint64_t(value) : uint64_t(value);
+      return $_get($_ctxt, magnitude, value < 0, format, unsignedSuffix,
+                   digits);
     }]>
   ];
+  let extraClassDeclaration = [{
+    /// The value as a 64-bit two's-complement number.
+    int64_t getValue() const {
+      return getNegative() ? int64_t(0 - getMagnitude())
+                           : int64_t(getMagnitude());
+    }
+    /// Written in base 16 (`0x`/`0X`, either digit case).
+    bool isHex() const {
+      auto f = getFormat();
+      return f == ::pyptx::IntFormat::hex || f == ::pyptx::IntFormat::HEX ||
+             f == ::pyptx::IntFormat::Xhex || f == ::pyptx::IntFormat::XHEX;
+    }
+  }];
 }
 
 // A floating-point immediate given by its bits: `0f3F800000`, `0d3FF0...`.
