@@ -449,6 +449,26 @@ private:
   LogicalResult parseTopLevel(Block *block);
   LogicalResult parseFunc(Gaps &gaps, Linkage linkage);
   LogicalResult parseParam(Gaps &gaps, ParamAttr &param);
+  /// `[4][]`: array dimensions (-1 for `[]`).
+  LogicalResult parseDims(Gaps &gaps, SmallVectorImpl<int64_t> &dims) {
+    while (tok.is('[')) {
+      take(gaps);
+      int64_t dim = -1;
+      if (!tok.is(']') && failed(expectInt(gaps, "an array size", dim)))
+        return failure();
+      if (failed(expectPunct(']', gaps, "after an array size")))
+        return failure();
+      dims.push_back(dim);
+    }
+    return success();
+  }
+  /// `.align N`, if present.
+  LogicalResult parseOptionalAlign(Gaps &gaps, unsigned &align) {
+    if (!tok.isWord(".align"))
+      return success();
+    take(gaps);
+    return expectInt(gaps, "an alignment", align);
+  }
   LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
   LogicalResult parseVar(Gaps &gaps, Linkage linkage);
   LogicalResult parseSection(Gaps &gaps);
@@ -667,11 +687,8 @@ LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
     return error("expected .param or .reg, found " + describe(tok));
   StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
   unsigned align = 0, ptrAlign = 0;
-  if (tok.isWord(".align")) {
-    take(gaps);
-    if (failed(expectInt(gaps, "an alignment", align)))
-      return failure();
-  }
+  if (failed(parseOptionalAlign(gaps, align)))
+    return failure();
   ScalarType scalar;
   unsigned vecWidth;
   if (failed(parseType(gaps, scalar, vecWidth)))
@@ -684,25 +701,15 @@ LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
     if (tok.isWord(".global") || tok.isWord(".shared") ||
         tok.isWord(".const") || tok.isWord(".local"))
       ptrSpace = *symbolizeStateSpace(take(gaps).text.drop_front());
-    if (tok.isWord(".align")) {
-      take(gaps);
-      if (failed(expectInt(gaps, "an alignment", ptrAlign)))
-        return failure();
-    }
+    if (failed(parseOptionalAlign(gaps, ptrAlign)))
+      return failure();
   }
   StringRef name;
   if (failed(expectWord(gaps, "a parameter name", name)))
     return failure();
   SmallVector<int64_t> dims;
-  while (tok.is('[')) {
-    take(gaps);
-    int64_t dim = -1;
-    if (!tok.is(']') && failed(expectInt(gaps, "an array size", dim)))
-      return failure();
-    if (failed(expectPunct(']', gaps, "after an array size")))
-      return failure();
-    dims.push_back(dim);
-  }
+  if (failed(parseDims(gaps, dims)))
+    return failure();
   param = ParamAttr::get(ctx, StringAttr::get(ctx, name), space, scalar,
                          vecWidth, align, isPtr, ptrSpace, ptrAlign, dims);
   return success();
@@ -816,11 +823,8 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
       return failure();
   }
   unsigned align = 0;
-  if (tok.isWord(".align")) {
-    take(gaps);
-    if (failed(expectInt(gaps, "an alignment", align)))
-      return failure();
-  }
+  if (failed(parseOptionalAlign(gaps, align)))
+    return failure();
   ScalarType scalar;
   unsigned vecWidth;
   if (failed(parseType(gaps, scalar, vecWidth)))
@@ -829,15 +833,8 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   if (failed(expectWord(gaps, "a variable name", name)))
     return failure();
   SmallVector<int64_t> dims;
-  while (tok.is('[')) {
-    take(gaps);
-    int64_t dim = -1;
-    if (!tok.is(']') && failed(expectInt(gaps, "an array size", dim)))
-      return failure();
-    if (failed(expectPunct(']', gaps, "after an array size")))
-      return failure();
-    dims.push_back(dim);
-  }
+  if (failed(parseDims(gaps, dims)))
+    return failure();
   Attribute init;
   if (tok.is('=')) {
     take(gaps);
