@@ -372,15 +372,22 @@ private:
     }
   }
 
+  /// `[.align N] [.vN] .type`, shared by parameters and variables.
+  void renderAlignAndType(Rendering &r, unsigned align, unsigned vecWidth,
+                          ScalarType type) {
+    if (align) {
+      r.add(".align", " ");
+      r.add(std::to_string(align), " ");
+    }
+    if (vecWidth > 1)
+      r.add(".v" + std::to_string(vecWidth), " ");
+    r.add(typeNames[unsigned(type)], " ");
+  }
+
   void renderParam(Rendering &r, ParamAttr param, const char *first) {
     r.add(("." + spaceName(param.getSpace())).str(), first);
-    if (param.getAlign()) {
-      r.add(".align", " ");
-      r.add(std::to_string(param.getAlign()), " ");
-    }
-    if (param.getVecWidth() > 1)
-      r.add(".v" + std::to_string(param.getVecWidth()), " ");
-    r.add(("." + stringifyScalarType(param.getType())).str(), " ");
+    renderAlignAndType(r, param.getAlign(), param.getVecWidth(),
+                       param.getType());
     if (param.getIsPtr()) {
       r.add(".ptr", " ");
       if (param.getPtrSpace() != StateSpace::reg)
@@ -464,13 +471,7 @@ private:
       }
       r.add(")", "");
     }
-    if (var.getAlign()) {
-      r.add(".align", " ");
-      r.add(std::to_string(var.getAlign()), " ");
-    }
-    if (var.getVecWidth() > 1)
-      r.add(".v" + std::to_string(var.getVecWidth()), " ");
-    r.add(("." + stringifyScalarType(var.getType())).str(), " ");
+    renderAlignAndType(r, var.getAlign(), var.getVecWidth(), var.getType());
     r.add(var.getSymName(), " ");
     renderDims(r, var.getDims());
     if (Attribute init = var.getInitAttr()) {
