@@ -2,7 +2,8 @@
 """Round-trip every PTX file of the corpora through the pyptx dialect.
 
 For each file:
-  1. import + export reproduces the file byte for byte;
+  1. import, then pyptx-opt (which verifies and prints the IR as MLIR text),
+     then export reproduces the file byte for byte;
   2. for files ptxas accepts: the canonical export (no trivia) assembles to
      the same cubin as the original (sections that embed the PTX text itself
      are ignored; see cubin_sections.py).
@@ -41,6 +42,10 @@ def check(path, valid, tools, ptxas, tmp):
     imported = run([tools["translate"], "--import-ptx", path])
     if imported.returncode:
         return "import failed: " + imported.stderr.decode(errors="replace")[:300]
+    reprinted = run([tools["opt"]], imported.stdout)
+    if reprinted.returncode:
+        return "pyptx-opt failed: " + reprinted.stderr.decode(errors="replace")[:300]
+    imported = reprinted
     exported = run([tools["translate"], "--export-ptx"], imported.stdout)
     if exported.returncode:
         return "export failed: " + exported.stderr.decode(errors="replace")[:300]
@@ -76,7 +81,8 @@ def main():
     parser.add_argument("--no-ptxas", action="store_true")
     parser.add_argument("corpora", nargs="+")
     args = parser.parse_args()
-    tools = {"translate": os.path.join(args.bin, "pyptx-translate")}
+    tools = {"translate": os.path.join(args.bin, "pyptx-translate"),
+             "opt": os.path.join(args.bin, "pyptx-opt")}
     ptxas = None if args.no_ptxas else (
         shutil.which("ptxas") or
         ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None))
