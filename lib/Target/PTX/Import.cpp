@@ -343,9 +343,13 @@ private:
   }
   template <typename IntT>
   LogicalResult expectInt(Gaps &gaps, StringRef what, IntT &value) {
+    // Plain decimal, no leading zeros: the number is printed back from its
+    // value.
     if (tok.kind != TokKind::Number ||
+        (tok.text.size() > 1 && tok.text[0] == '0') ||
         tok.text.getAsInteger(10, value))
-      return error(Twine("expected ") + what + " (a decimal integer), found " +
+      return error(Twine("expected ") + what +
+                   " (a decimal integer without leading zeros), found " +
                    describe(tok));
     take(gaps);
     return success();
@@ -541,6 +545,9 @@ private:
   /// Bounds the recursion on nested scopes, brackets and unary operators,
   /// so that hostile input gets an error rather than a stack overflow.
   static constexpr unsigned kMaxNesting = 256;
+  /// Far above any real kernel (Triton's largest: %r<12106>), far below what
+  /// would exhaust memory.
+  static constexpr int64_t kMaxRegisterRange = 1 << 20;
   unsigned nesting = 0;
   struct Nest {
     Parser &parser;
@@ -1020,8 +1027,14 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
     int64_t count = -1;
     if (tok.is('<')) {
       take(gaps);
-      if (failed(expectInt(gaps, "a register count", count)) ||
-          failed(expectPunct('>', gaps, "after the register count")))
+      StringRef countText = tok.text;
+      if (failed(expectInt(gaps, "a register count", count)))
+        return failure();
+      if (count > kMaxRegisterRange)
+        return error(countText, "register range " + name + "<" + countText +
+                                    "> is too large (at most " +
+                                    Twine(kMaxRegisterRange) + ")");
+      if (failed(expectPunct('>', gaps, "after the register count")))
         return failure();
     }
     names.push_back(StringAttr::get(ctx, name));
