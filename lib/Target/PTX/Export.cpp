@@ -422,14 +422,17 @@ private:
     if (!func.getRetParams().empty())
       renderInlineParams(r, func.getRetParams(), " ");
     r.add(func.getSymName(), " ");
-    r.add("(", "");
-    ArrayAttr params = func.getParams();
-    for (auto [i, param] : llvm::enumerate(params.getAsRange<ParamAttr>())) {
-      if (i)
-        r.add(",", "");
-      renderParam(r, param, kParamLine);
+    if (!func.getNoParamList()) {
+      r.add("(", "");
+      ArrayAttr params = func.getParams();
+      for (auto [i, param] :
+           llvm::enumerate(params.getAsRange<ParamAttr>())) {
+        if (i)
+          r.add(",", "");
+        renderParam(r, param, kParamLine);
+      }
+      r.add(")", params.empty() ? "" : "\n");
     }
-    r.add(")", params.empty() ? "" : "\n");
     for (auto directive : func.getDirectives().getAsRange<DirectiveAttr>()) {
       r.add(("." + directive.getName().getValue()).str(), kLine);
       for (auto [i, value] : llvm::enumerate(directive.getValues())) {

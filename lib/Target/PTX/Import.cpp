@@ -753,7 +753,8 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   StringRef name;
   if (failed(expectWord(gaps, "a function name", name)))
     return failure();
-  if (tok.is('(') && failed(parseParamList(gaps, params)))
+  bool hasParamList = tok.is('(');
+  if (hasParamList && failed(parseParamList(gaps, params)))
     return failure();
   while (tok.kind == TokKind::Word &&
          (llvm::is_contained(kFuncDirectives, tok.text) ||
@@ -784,7 +785,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
-                             ArrayAttr::get(ctx, directives));
+                             ArrayAttr::get(ctx, directives), !hasParamList);
   if (tok.is(';')) {
     take(gaps);
     setTrivia(func, gaps);

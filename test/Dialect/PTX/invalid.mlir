@@ -1541,3 +1541,12 @@ pyptx.module version 8.7 target sm_90a {
     pyptx.inst ret
   }
 }
+
+// -----
+
+// A function without a parameter list has no parameters.
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{has parameters but no_param_list is set}}
+  "pyptx.func"() <{directives = [], kind = 0 : i32, linkage = 0 : i32, no_param_list, params = [#pyptx.param<param u32 @n>], ret_params = [], sym_name = "k"}> ({
+  }) : () -> ()
+}

@@ -953,8 +953,25 @@ ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
     return parser.emitError(kindLoc, "expected 'entry' or 'func'");
   StringAttr name;
   SmallVector<Attribute> params, retParams;
-  if (parser.parseSymbolName(name) || parseParamList(parser, params))
+  if (parser.parseSymbolName(name))
     return failure();
+  // `.entry k` may omit its parameter list altogether.
+  bool hasParamList = true;
+  if (failed(parser.parseOptionalLParen()))
+    hasParamList = false;
+  else if (parser.parseOptionalRParen()) {
+    if (parser.parseCommaSeparatedList([&]() -> ParseResult {
+          ParamAttr param = parseParamBody(parser);
+          if (!param)
+            return failure();
+          params.push_back(param);
+          return success();
+        }) ||
+        parser.parseRParen())
+      return failure();
+  }
+  if (!hasParamList)
+    result.addAttribute("no_param_list", UnitAttr::get(ctx));
   if (succeeded(parser.parseOptionalArrow()) &&
       parseParamList(parser, retParams))
     return failure();
@@ -991,7 +1008,8 @@ void FuncOp::print(OpAsmPrinter &printer) {
     printer << " " << stringifyLinkage(getLinkage());
   printer << " " << stringifyFuncKind(getKind()) << " ";
   printer.printSymbolName(getSymName());
-  printParamList(printer, getParams());
+  if (!getNoParamList())
+    printParamList(printer, getParams());
   if (!getRetParams().empty()) {
     printer << " -> ";
     printParamList(printer, getRetParams());
@@ -1003,7 +1021,8 @@ void FuncOp::print(OpAsmPrinter &printer) {
   printer.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getSymNameAttrName(), getKindAttrName(), getLinkageAttrName(),
-       getParamsAttrName(), getRetParamsAttrName(), getDirectivesAttrName()});
+       getParamsAttrName(), getRetParamsAttrName(), getDirectivesAttrName(),
+       getNoParamListAttrName()});
   if (!isDeclaration()) {
     printer << " ";
     printer.printRegion(getBody(), /*printEntryBlockArgs=*/true);
@@ -1131,6 +1150,8 @@ static LogicalResult verifyDirective(FuncOp func, DirectiveAttr directive) {
 }
 
 LogicalResult FuncOp::verify() {
+  if (getNoParamList() && !getParams().empty())
+    return emitOpError("has parameters but no_param_list is set");
   if (getLinkage() == Linkage::common)
     return emitOpError(".common linkage applies only to variables");
   if (isEntry() && !getRetParams().empty())
