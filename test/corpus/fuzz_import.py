@@ -13,7 +13,8 @@ located outside the file, or exit 0 with an error diagnostic.
 
 Mutants come from the PTX files of the corpora (files over --max-size bytes
 are skipped) by 1..4 random edits each: delete / duplicate / swap tokens or
-lines, delete runs of tokens or bracket pairs, delete or replace trivia, insert punctuation, insert whitespace or comments between tokens,
+lines, delete runs of tokens or bracket pairs, delete or replace trivia,
+repeat a few tokens many times, insert punctuation, insert whitespace or comments between tokens,
 respell numbers (hex, octal, binary, U suffix, leading zeros, negation,
 decimal floats), truncate, and flip bytes. Mutant i depends only on
 (--seed, i) and the corpus, so a run is reproducible; `--only I` re-runs one
@@ -144,6 +145,21 @@ def m_delete_trivia(rng, data):
     return data[:s] + new + data[e:], f"trivia {data[s:e][:40]!r} -> {new!r} at {s}"
 
 
+def m_repeat(rng, data):
+    """Repeat a run of 1..3 tokens many times (deep or long constructs)."""
+    toks = solid(tokenize(data))
+    if not toks:
+        return None
+    i = rng.randrange(len(toks))
+    j = min(len(toks) - 1, i + rng.randint(0, 2))
+    s, e = toks[i][0], toks[j][1]
+    k = rng.choice([10, 100, 300, 1000, 5000, 20000])
+    unit = data[s:e]
+    if len(unit) * k > 200000:
+        k = max(2, 200000 // len(unit))
+    return data[:e] + unit * k + data[e:], f"repeat {unit[:40]!r} {k} times at {s}"
+
+
 def m_duplicate_token(rng, data):
     t = _pick_token(rng, data)
     if not t:
@@ -256,7 +272,7 @@ def number_spellings(rng, tok):
         b"0B" + format(v, "b").encode(),
         b"%dU" % v, b"%du" % v, b"0x%xU" % v, (b"0%oU" % v) if v else b"0U",
         b"0" * rng.randint(1, 4) + b"%d" % v, b"0x00%x" % v,
-        b"-" + tok, b"-%d" % v, b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
+        b"0", b"1", b"-1", b"-" + tok, b"-%d" % v, b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
         b"%d." % v, b"%d.0" % v, b"-%d." % v, b"1.", b"-0.5", b"0.5", b".5", b"-.5",
         b"1e3", b"1.5e-3", b"1E+2", b"1.e5", b"0f3F800000", b"0F3f800000",
         b"0d3FF0000000000000", b"0fBF000000", b"-0f3F800000",
@@ -308,8 +324,54 @@ MUTATORS = [
     (m_delete_token, 3), (m_delete_tokens, 2), (m_delete_trivia, 2), (m_duplicate_token, 3), (m_swap_tokens, 3),
     (m_delete_line, 2), (m_duplicate_line, 2), (m_swap_lines, 2),
     (m_insert_punct, 3), (m_insert_trivia, 3), (m_number, 4),
-    (m_truncate, 1), (m_byte_flip, 2),
+    (m_truncate, 1), (m_byte_flip, 2), (m_repeat, 1),
 ]
+
+
+HEADER = b".version 8.5\n.target sm_90\n.address_size 64\n"
+KERNEL = HEADER + b".entry k()\n{\n.reg .b32 %r<2>;\n"
+
+
+def probes():
+    """Hand-written inputs for what random edits rarely build: deep nesting,
+    long operator chains, huge counts, odd bytes. (name, bytes)"""
+    n = 30000
+    return [
+        ("empty", b""),
+        ("only-whitespace", b"\n \t\n"),
+        ("cr-newlines", HEADER.replace(b"\n", b"\r")),
+        ("crlf-newlines", (KERNEL + b"}\n").replace(b"\n", b"\r\n")),
+        ("bom", b"\xef\xbb\xbf" + HEADER),
+        ("nul-byte", HEADER + b".global .u32 g\x00;\n"),
+        ("unterminated-comment", HEADER + b"/* x"),
+        ("unterminated-string", HEADER + b'.file 1 "x'),
+        ("deep-braces", KERNEL + b"{" * n + b"}" * n + b"\n}\n"),
+        ("deep-parens-init", HEADER + b".global .u32 g = " + b"(" * n + b"1" + b")" * n + b";\n"),
+        ("deep-brace-init", HEADER + b".global .u32 g[1] = " + b"{" * n + b"1" + b"}" * n + b";\n"),
+        ("neg-chain-init", HEADER + b".global .u32 g = " + b"-" * n + b"1;\n"),
+        ("not-chain-init", HEADER + b".global .u32 g = " + b"!" * n + b"1;\n"),
+        ("long-sum-init", HEADER + b".global .u32 g = " + b"1+" * n + b"1;\n"),
+        ("long-sum-init-15000", HEADER + b".global .u32 g = " + b"1+" * 15000 + b"1;\n"),
+        ("long-sum-operand", KERNEL + b"mov.b32 %r1, " + b"1+" * n + b"1;\n}\n"),
+        ("long-mul-operand", KERNEL + b"mov.b32 %r1, " + b"2*" * n + b"1;\n}\n"),
+        ("deep-parens-operand", KERNEL + b"mov.b32 %r1, " + b"(" * n + b"1" + b")" * n + b";\n}\n"),
+        ("deep-vector-operand", KERNEL + b"mov.b32 " + b"{" * n + b"%r1" + b"}" * n + b", 1;\n}\n"),
+        ("many-operands", KERNEL + b"mov.b32 %r1" + b", %r1" * n + b";\n}\n"),
+        ("many-initializers", HEADER + b".global .u8 g[" + str(n + 1).encode() + b"] = {"
+         + b"1," * n + b"1};\n"),
+        ("long-identifier", HEADER + b".global .u32 " + b"a" * 1000000 + b";\n"),
+        ("huge-array", HEADER + b".global .u32 g[18446744073709551615];\n"),
+        ("huge-array-2d", HEADER + b".global .u32 g[4294967296][4294967296];\n"),
+        ("huge-register-range", KERNEL + b".reg .b32 %q<4294967296>;\n}\n"),
+        ("many-register-ranges", KERNEL + b"".join(b".reg .b32 %%q%d<100000>;\n" % i
+                                                   for i in range(20)) + b"}\n"),
+        ("align-0", HEADER + b".global .align 0 .u32 g;\n"),
+        ("huge-align", HEADER + b".global .align 4294967296 .u32 g;\n"),
+        ("huge-version", b".version 99999999999999999999.0\n.target sm_90\n"),
+        ("no-param-list", HEADER + b".entry k\n{\n}\n"),
+        ("many-functions", HEADER + b"".join(b".func f%d()\n{\n}\n" % i for i in range(5000))),
+        ("many-labels", KERNEL + b"".join(b"L%d:\n" % i for i in range(20000)) + b"}\n"),
+    ]
 
 
 def make_mutant(seed, index, seeds):
@@ -353,6 +415,20 @@ def _norm_message(msg):
     return msg[:120]
 
 
+def _key_frames(err, n=6):
+    """The first frames of a stack dump below the signal handler, shortened."""
+    out = []
+    for m in re.finditer(r"#\d+ 0x[0-9a-f]+ (.*)", err.decode(errors="replace")):
+        f = m.group(1)
+        if re.search(r"PrintStackTrace|RunSignalHandlers|SignalHandler|libc\.so|"
+                     r"\babort\b|\braise\b|__restore_rt", f):
+            continue
+        out.append("  " + f.split(" (/")[0][:160])
+        if len(out) == n:
+            break
+    return ("\nfirst frames:\n" + "\n".join(out)) if out else ""
+
+
 def _stderr_signature(err):
     text = err.decode(errors="replace")
     for pat in (r"Assertion `[^`]*' failed", r"LLVM ERROR: .*", r"UNREACHABLE.*",
@@ -360,8 +436,19 @@ def _stderr_signature(err):
         m = re.search(pat, text)
         if m:
             return _norm_message(m.group(0))
-    m = re.search(r"#\d+ 0x[0-9a-f]+ (\S+)", text.split("Stack dump")[-1])
-    return m.group(1)[:120] if m else "(no message)"
+    frames = []
+    for m in re.finditer(r"#\d+ 0x[0-9a-f]+ (.*)", text):
+        f = m.group(1)
+        if re.search(r"PrintStackTrace|RunSignalHandlers|SignalHandler|libc\.so|"
+                     r"\babort\b|\braise\b|__restore_rt", f):
+            continue
+        f = re.sub(r"\((?:[^()]|\([^()]*\))*\)", "", f.split(" (/")[0])   # drop arguments
+        frames.append(re.sub(r"\s+\S+\.cpp(\.o)?:.*$|\+0x[0-9a-f]+", "", f).strip())
+    if not frames:
+        return "(no message)"
+    if len(frames) > 10 and len(set(frames[:10])) <= 2:
+        return f"stack overflow: deep recursion in {frames[0][:100]}"
+    return "in " + frames[0][:100]
 
 
 def _show(b, limit=3000):
@@ -392,7 +479,7 @@ def check(tool, data, workdir, name, timeout):
             return Result("failure", "hang", "hang", f"no answer within {timeout} s")
         rc = imp.returncode
         out = (f"$ pyptx-translate --import-ptx F\nexit code {rc}\n"
-               f"stderr:\n{_show(imp.stderr)}")
+               f"stderr:\n{_show(imp.stderr, 1200)}{_key_frames(imp.stderr)}")
         if rc not in (0, 1):
             how = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
             return Result("failure", "crash", f"crash ({how}): {_stderr_signature(imp.stderr)}",
@@ -417,7 +504,7 @@ def check(tool, data, workdir, name, timeout):
                                   "error location outside the file: "
                                   + _norm_message(msg.decode(errors="replace")),
                                   f"{out}\nthe diagnostic {where}")
-            return Result("rejected")
+            return Result("rejected", detail=out)
         # rc == 0
         if diags:
             return Result("failure", "error-but-exit-0",
@@ -433,7 +520,8 @@ def check(tool, data, workdir, name, timeout):
             return Result("failure", "export-failed",
                           f"export failed ({how}): {_stderr_signature(exp.stderr)}",
                           f"{out}\n$ pyptx-translate --export-ptx\nexit code "
-                          f"{exp.returncode}\nstderr:\n{_show(exp.stderr)}")
+                          f"{exp.returncode}\nstderr:\n{_show(exp.stderr, 1200)}"
+                          f"{_key_frames(exp.stderr)}")
         if exp.stdout != data:
             return Result("failure", "silent-change",
                           "silent change: " + change_signature(data, exp.stdout),
@@ -547,6 +635,10 @@ class Minimizer:
 
 # --------------------------------------------------------------------------
 
+def where(src):
+    return src if src.startswith("probe:") else os.path.relpath(src, ROOT)
+
+
 def load_seeds(corpora, max_size):
     seeds = []
     for c in corpora:
@@ -577,6 +669,8 @@ def main():
     ap.add_argument("--min-budget", type=float, default=60.0,
                     help="seconds of minimisation per reproducer")
     ap.add_argument("--no-minimize", action="store_true")
+    ap.add_argument("--no-probes", action="store_true",
+                    help="skip the fixed hand-written probes run before the mutants")
     ap.add_argument("--only", type=int, help="run only mutant ONLY (and print it)")
     ap.add_argument("corpora", nargs="*", default=DEFAULT_CORPORA)
     args = ap.parse_args()
@@ -596,14 +690,28 @@ def main():
     if not seeds:
         print("fuzz: no seed files found", file=sys.stderr)
         return 2
-    print(f"fuzz: {len(seeds)} seed files, seed {args.seed}, {args.count} mutants, "
-          f"{args.jobs} jobs", flush=True)
+    print(f"fuzz: {len(seeds)} seed files, seed {args.seed}, "
+          + (f"only mutant {args.only}" if args.only is not None else
+             f"{args.count} mutants" + ("" if args.no_probes else " after the fixed probes"))
+          + f", {args.jobs} jobs", flush=True)
 
-    indices = [args.only] if args.only is not None else range(args.count)
+    # reproducers of an earlier run would mislead: start from an empty --out
+    if os.path.isdir(args.out):
+        shutil.rmtree(args.out)
+    os.makedirs(args.out)
+
     workdir = tempfile.mkdtemp(prefix="fuzz-import-")
 
+    fixed = [] if args.no_probes or args.only is not None else probes()
+    indices = ([args.only] if args.only is not None else
+               [-1 - k for k in range(len(fixed))] + list(range(args.count)))
+
     def one(i):
-        src, data, edits = make_mutant(args.seed, i, seeds)
+        if i < 0:   # a probe
+            name, data = fixed[-1 - i]
+            src, edits = f"probe:{name}", [f"probe {name}"]
+        else:
+            src, data, edits = make_mutant(args.seed, i, seeds)
         return i, src, data, edits, check(tool, data, workdir, f"m{i}", args.timeout)
 
     counts = {"imported": 0, "rejected": 0, "failure": 0}
@@ -616,7 +724,7 @@ def main():
                 if r.outcome == "failure":
                     failures.setdefault(r.cls, []).append((i, src, data, edits, r))
                     print(f"FAIL #{i} {r.cls}: {r.signature} "
-                          f"[{os.path.relpath(src, ROOT)}; {'; '.join(edits)[:200]}]",
+                          f"[{where(src)}; {'; '.join(edits)[:200]}]",
                           flush=True)
                 if args.only is not None:
                     print(f"mutant #{i} of {src}: {edits}\n{_show(data)}\n--\n"
@@ -627,10 +735,6 @@ def main():
 
         # reproducers: per class, the first few with distinct signatures
         # first, then further ones, each minimised
-        if failures:
-            if os.path.isdir(args.out):
-                shutil.rmtree(args.out)
-            os.makedirs(args.out)
         report = []
         for cls in sorted(failures):
             items = failures[cls]
@@ -641,7 +745,7 @@ def main():
             chosen = (chosen + rest)[:args.show]
             for k, (i, src, data, edits, r) in enumerate(chosen, 1):
                 small = data
-                if not args.no_minimize:
+                if not args.no_minimize and i >= 0:   # probes are small already
                     small = Minimizer(tool, workdir, args.timeout, r,
                                       args.min_budget, 3000).run(data)
                 final = check(tool, small, workdir, f"rep{k}", args.timeout)
@@ -672,10 +776,15 @@ def main():
         for (c2, k, i, src, edits, small, final, base) in report:
             if c2 != cls:
                 continue
-            print(f"-- {base}.ptx  (mutant #{i} of {os.path.relpath(src, ROOT)}; "
+            print(f"-- {base}.ptx  (mutant #{i} of {where(src)}; "
                   f"{len(small)} bytes after minimising)")
-            print(f"   input: {small!r}" if len(small) <= 2000 else
-                  f"   input: {small[:2000]!r}...")
+            if src.startswith("probe:"):
+                print(f"   input: the probe {src[6:]!r} ({len(small)} bytes): "
+                      f"{small[:160]!r}...{small[-40:]!r}" if len(small) > 400
+                      else f"   input: the probe {src[6:]!r}: {small!r}")
+            else:
+                print(f"   input: {small!r}" if len(small) <= 2000 else
+                      f"   input: {small[:2000]!r}...")
             if final.outcome != "failure":
                 print(f"   (no longer fails when re-run: {final.outcome})")
             print("   " + final.detail.replace("\n", "\n   "))

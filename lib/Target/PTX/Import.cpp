@@ -471,7 +471,13 @@ private:
     if (!tok.isWord(".align"))
       return success();
     take(gaps);
-    return expectInt(gaps, "an alignment", align);
+    StringRef text = tok.text;
+    if (failed(expectInt(gaps, "an alignment", align)))
+      return failure();
+    // (0 stands for "no .align" in the IR.)
+    if (align == 0 || (align & (align - 1)))
+      return error(text, "alignment must be a power of two, got " + text);
+    return success();
   }
   LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
   LogicalResult parseVar(Gaps &gaps, Linkage linkage);
@@ -1342,11 +1348,16 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
                                 unsigned minPrecedence) {
   if (failed(parseUnary(gaps, result)))
     return failure();
-  while (true) {
+  // A chain like 1+1+...+1 nests to the left without recursing here; the
+  // tree it builds is walked recursively later, so bound it too.
+  for (unsigned operators = 0;; ++operators) {
     StringRef op = binaryOperatorOf(tok);
     unsigned precedence = op.empty() ? 0 : binaryPrecedence(op);
     if (op.empty() || precedence < minPrecedence)
       return success();
+    if (operators == kMaxNesting)
+      return error("expression with more than " + Twine(kMaxNesting) +
+                   " operators");
     take(gaps);
     Attribute rhs;
     if (failed(parseExpr(gaps, rhs, precedence + 1)))
