@@ -40,9 +40,22 @@ else
   echo "no corpus found (../shared/corpus/pyptx, test/corpus/generated)"
 fi
 
-passed=$((lit_passed + gtest_passed + corpus_passed))
-failed=$((lit_failed + gtest_failed + corpus_failed))
+echo "== importer fuzzing (fixed seed)"
+fuzz_passed=0; fuzz_failed=0
+if ((${#corpora[@]})); then
+  python3 test/corpus/fuzz_import.py --bin "$BUILD_DIR/bin" --seed 1 --count 300 \
+    --out "$(mktemp -d)" 2>&1 | tee "$LOG"
+  fuzz_rc=${PIPESTATUS[0]}
+  fuzz_total=$(sed -n 's/^fuzz: \([0-9]*\) mutants, .*/\1/p' "$LOG" | tail -1)
+  fuzz_failed=$(sed -n 's/^fuzz: .*, \([0-9]*\) failures$/\1/p' "$LOG" | tail -1)
+  fuzz_failed=${fuzz_failed:-1}
+  fuzz_passed=$(( ${fuzz_total:-0} - fuzz_failed ))
+  if [[ $fuzz_rc -ne 0 && $fuzz_failed -eq 0 ]]; then fuzz_failed=1; fi
+fi
+
+passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed))
+failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed"
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed"
 echo "total: $passed passed, $failed failed, $lit_unsupported skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

@@ -272,7 +272,8 @@ def number_spellings(rng, tok):
         b"0B" + format(v, "b").encode(),
         b"%dU" % v, b"%du" % v, b"0x%xU" % v, (b"0%oU" % v) if v else b"0U",
         b"0" * rng.randint(1, 4) + b"%d" % v, b"0x00%x" % v,
-        b"0", b"1", b"-1", b"-" + tok, b"-%d" % v, b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
+        b"0", b"1", b"-1", b"-" + tok, b"-%d" % v, b"0" + tok, tok + b"0", b"00" + tok,
+        tok + b"U", b"(" + tok + b")", tok + b"+0", b"0+" + tok, b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
         b"%d." % v, b"%d.0" % v, b"-%d." % v, b"1.", b"-0.5", b"0.5", b".5", b"-.5",
         b"1e3", b"1.5e-3", b"1E+2", b"1.e5", b"0f3F800000", b"0F3f800000",
         b"0d3FF0000000000000", b"0fBF000000", b"-0f3F800000",
@@ -336,6 +337,13 @@ def probes():
     """Hand-written inputs for what random edits rarely build: deep nesting,
     long operator chains, huge counts, odd bytes. (name, bytes)"""
     n = 30000
+
+    def chains(depth, ops=255):   # ((1+1+...+1)+1+...+1): depth * ops operators
+        e = b"1"
+        for _ in range(depth):
+            e = b"(" + e + b"+1" * ops + b")"
+        return e
+
     return [
         ("empty", b""),
         ("only-whitespace", b"\n \t\n"),
@@ -371,6 +379,14 @@ def probes():
         ("no-param-list", HEADER + b".entry k\n{\n}\n"),
         ("many-functions", HEADER + b"".join(b".func f%d()\n{\n}\n" % i for i in range(5000))),
         ("many-labels", KERNEL + b"".join(b"L%d:\n" % i for i in range(20000)) + b"}\n"),
+        ("nested-sum-chains-init", HEADER + b".global .u32 g = " + chains(100) + b";\n"),
+        ("nested-sum-chains-init-60", HEADER + b".global .u32 g = " + chains(60) + b";\n"),
+        ("nested-sum-chains-operand", KERNEL + b"mov.b32 %r1, " + chains(100) + b";\n}\n"),
+        ("nested-sum-chains-address", KERNEL.replace(b"%r<2>", b"%rd<2>")
+         + b"ld.global.u32 %rd1, [%rd1+" + chains(100) + b"];\n}\n"),
+        ("version-leading-zero", b".version 08.5\n.target sm_90\n"),
+        ("empty-return-list", HEADER + b".func () f()\n{\n}\n"),
+        ("empty-return-list-entry", HEADER + b".entry () k()\n{\n}\n"),
     ]
 
 

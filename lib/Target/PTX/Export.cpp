@@ -419,7 +419,7 @@ private:
       next = " ";
     }
     r.add(("." + stringifyFuncKind(func.getKind())).str(), next);
-    if (!func.getRetParams().empty())
+    if (!func.getRetParams().empty() || func.getEmptyRetList())
       renderInlineParams(r, func.getRetParams(), " ");
     r.add(func.getSymName(), " ");
     if (!func.getNoParamList()) {

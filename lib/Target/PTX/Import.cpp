@@ -554,6 +554,9 @@ private:
   /// Far above any real kernel (Triton's largest: %r<12106>), far below what
   /// would exhaust memory.
   static constexpr int64_t kMaxRegisterRange = 1 << 20;
+  /// Binary operators in one statement (or data line, or initializer).
+  static constexpr unsigned kMaxOperators = 1024;
+  unsigned statementOperators = 0;
   unsigned nesting = 0;
   struct Nest {
     Parser &parser;
@@ -624,6 +627,7 @@ Parser::parseModuleHeader(Gaps &gaps, unsigned &major, unsigned &minor,
   StringRef version = tok.text;
   auto [majorText, minorText] = version.split('.');
   if (tok.kind != TokKind::Number || majorText.getAsInteger(10, major) ||
+      (majorText.size() > 1 && majorText[0] == '0') ||
       minorText.getAsInteger(10, minor) || minorText.size() != 1)
     return error("expected a version such as 8.7 after .version, found " +
                  describe(tok));
@@ -754,7 +758,8 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   FuncKind kind = take(gaps).isWord(".entry") ? FuncKind::entry
                                               : FuncKind::func;
   SmallVector<Attribute> params, retParams, directives;
-  if (tok.is('(') && failed(parseParamList(gaps, retParams)))
+  bool hasRetList = tok.is('(');
+  if (hasRetList && failed(parseParamList(gaps, retParams)))
     return failure();
   StringRef name;
   if (failed(expectWord(gaps, "a function name", name)))
@@ -791,7 +796,8 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
-                             ArrayAttr::get(ctx, directives), !hasParamList);
+                             ArrayAttr::get(ctx, directives), !hasParamList,
+                             hasRetList && retParams.empty());
   if (tok.is(';')) {
     take(gaps);
     setTrivia(func, gaps);
@@ -820,6 +826,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
 
 LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   Location location = loc();
+  statementOperators = 0;
   StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
   // `.attribute(.managed)`
   SmallVector<StringRef> attributes;
@@ -932,6 +939,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     SmallVector<Attribute, 64> values;
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
       take(itemGaps);
+      statementOperators = 0;
       size_t before = values.size();
       do {
         Attribute value;
@@ -977,6 +985,7 @@ LogicalResult Parser::parseStatement() {
   Nest nest(*this);
   if (failed(checkNesting()))
     return failure();
+  statementOperators = 0;
   Gaps gaps;
   if (tok.is('{')) {
     Location location = loc();
@@ -1349,14 +1358,15 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
   if (failed(parseUnary(gaps, result)))
     return failure();
   // A chain like 1+1+...+1 nests to the left without recursing here; the
-  // tree it builds is walked recursively later, so bound it too.
-  for (unsigned operators = 0;; ++operators) {
+  // tree it builds is walked recursively later, so the operators of one
+  // statement are bounded too.
+  while (true) {
     StringRef op = binaryOperatorOf(tok);
     unsigned precedence = op.empty() ? 0 : binaryPrecedence(op);
     if (op.empty() || precedence < minPrecedence)
       return success();
-    if (operators == kMaxNesting)
-      return error("expression with more than " + Twine(kMaxNesting) +
+    if (++statementOperators > kMaxOperators)
+      return error("expression with more than " + Twine(kMaxOperators) +
                    " operators");
     take(gaps);
     Attribute rhs;

@@ -975,6 +975,8 @@ ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
   if (succeeded(parser.parseOptionalArrow()) &&
       parseParamList(parser, retParams))
     return failure();
+  if (succeeded(parser.parseOptionalKeyword("empty_ret_list")))
+    result.addAttribute("empty_ret_list", UnitAttr::get(ctx));
   SmallVector<Attribute> directives;
   SmallVector<StringRef> directiveNames = {"pragma"};
   directiveNames.append(std::begin(kEntryDirectives),
@@ -1014,6 +1016,8 @@ void FuncOp::print(OpAsmPrinter &printer) {
     printer << " -> ";
     printParamList(printer, getRetParams());
   }
+  if (getEmptyRetList())
+    printer << " empty_ret_list";
   for (auto directive : getDirectives().getAsRange<DirectiveAttr>()) {
     printer << " ";
     printDirectiveBody(printer, directive);
@@ -1022,7 +1026,7 @@ void FuncOp::print(OpAsmPrinter &printer) {
       (*this)->getAttrs(),
       {getSymNameAttrName(), getKindAttrName(), getLinkageAttrName(),
        getParamsAttrName(), getRetParamsAttrName(), getDirectivesAttrName(),
-       getNoParamListAttrName()});
+       getNoParamListAttrName(), getEmptyRetListAttrName()});
   if (!isDeclaration()) {
     printer << " ";
     printer.printRegion(getBody(), /*printEntryBlockArgs=*/true);
@@ -1152,6 +1156,9 @@ static LogicalResult verifyDirective(FuncOp func, DirectiveAttr directive) {
 LogicalResult FuncOp::verify() {
   if (getNoParamList() && !getParams().empty())
     return emitOpError("has parameters but no_param_list is set");
+  if (getEmptyRetList() && !getRetParams().empty())
+    return emitOpError("empty_ret_list is set but there are return "
+                       "parameters");
   if (getLinkage() == Linkage::common)
     return emitOpError(".common linkage applies only to variables");
   if (isEntry() && !getRetParams().empty())

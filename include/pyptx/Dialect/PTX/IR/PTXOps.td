@@ -75,14 +75,15 @@ def PTX_FuncOp : PTX_Op<"func", [
     Register parameters (`.reg`, return parameters first) are the body's
     block arguments. A function without a body is a declaration.
     `no_param_list` (custom form: no parentheses after the name) is PTX's
-    `.entry k` without `()`.
+    `.entry k` without `()`; `empty_ret_list` a written but empty return
+    list, `.func () f()`.
   }];
   let arguments = (ins SymbolNameAttr:$sym_name, PTX_FuncKind:$kind,
                        PTX_Linkage:$linkage,
                        PTX_ParamArrayAttr:$params,
                        PTX_ParamArrayAttr:$ret_params,
                        PTX_DirectiveArrayAttr:$directives,
-                       UnitAttr:$no_param_list);
+                       UnitAttr:$no_param_list, UnitAttr:$empty_ret_list);
   let regions = (region MaxSizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
