@@ -466,6 +466,18 @@ private:
     }
     return success();
   }
+  /// `"a", "b";`: the strings of a `.pragma` and its semicolon.
+  LogicalResult parsePragmaStrings(Gaps &gaps,
+                                   SmallVectorImpl<StringRef> &values) {
+    do {
+      if (tok.kind != TokKind::String)
+        return error("expected a string after .pragma, found " +
+                     describe(tok));
+      values.push_back(take(gaps).text.drop_front().drop_back());
+    } while (tok.is(',') && (take(gaps), true));
+    return expectPunct(';', gaps, "after .pragma");
+  }
+
   /// `.align N`, if present.
   LogicalResult parseOptionalAlign(Gaps &gaps, unsigned &align) {
     if (!tok.isWord(".align"))
@@ -773,15 +785,11 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
     StringRef directive = take(gaps).text.drop_front();
     SmallVector<Attribute> values;
     if (directive == "pragma") {
-      do {
-        if (tok.kind != TokKind::String)
-          return error("expected a string after .pragma, found " +
-                       describe(tok));
-        values.push_back(
-            StringAttr::get(ctx, take(gaps).text.drop_front().drop_back()));
-      } while (tok.is(',') && (take(gaps), true));
-      if (failed(expectPunct(';', gaps, "after .pragma")))
+      SmallVector<StringRef> strings;
+      if (failed(parsePragmaStrings(gaps, strings)))
         return failure();
+      for (StringRef string : strings)
+        values.push_back(StringAttr::get(ctx, string));
     } else if (tok.kind == TokKind::Number) {
       do {
         int64_t value;
@@ -1113,12 +1121,7 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
 LogicalResult Parser::parsePragma(Gaps &gaps, Location location) {
   take(gaps);
   SmallVector<StringRef> values;
-  do {
-    if (tok.kind != TokKind::String)
-      return error("expected a string after .pragma, found " + describe(tok));
-    values.push_back(take(gaps).text.drop_front().drop_back());
-  } while (tok.is(',') && (take(gaps), true));
-  if (failed(expectPunct(';', gaps, "after .pragma")))
+  if (failed(parsePragmaStrings(gaps, values)))
     return failure();
   setTrivia(PragmaOp::create(builder, location, builder.getStrArrayAttr(values)),
             gaps);
