@@ -14,7 +14,8 @@ located outside the file, or exit 0 with an error diagnostic.
 Mutants come from the PTX files of the corpora (files over --max-size bytes
 are skipped) by 1..4 random edits each: delete / duplicate / swap tokens or
 lines, delete runs of tokens or bracket pairs, delete or replace trivia,
-repeat a few tokens many times, insert punctuation, insert whitespace or comments between tokens,
+repeat a few tokens many times, replace a token by another of the file or
+by a PTX keyword, splice in lines of another seed file, insert punctuation, insert whitespace or comments between tokens,
 respell numbers (hex, octal, binary, U suffix, leading zeros, negation,
 decimal floats), truncate, and flip bytes. Mutant i depends only on
 (--seed, i) and the corpus, so a run is reproducible; `--only I` re-runs one
@@ -40,7 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+import multiprocessing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -158,6 +159,55 @@ def m_repeat(rng, data):
     if len(unit) * k > 200000:
         k = max(2, 200000 // len(unit))
     return data[:e] + unit * k + data[e:], f"repeat {unit[:40]!r} {k} times at {s}"
+
+
+KEYWORDS = (
+    b".entry .func .global .shared .const .local .param .reg .tex .sreg .visible "
+    b".extern .weak .common .align .ptr .file .loc .section .pragma .alias "
+    b".callprototype .calltargets .branchtargets .maxntid .reqntid .minnctapersm "
+    b".maxnreg .maxclusterrank .reqnctapercluster .explicitcluster .noreturn "
+    b".version .target .address_size .attribute .managed .unified .b8 .b16 .b32 "
+    b".b64 .b128 .u8 .u16 .u32 .u64 .s8 .s16 .s32 .s64 .f16 .f16x2 .bf16 .f32 "
+    b".f64 .pred .v2 .v4 .v8 .texref .samplerref .surfref .debug_info .debug_abbrev "
+    b"_ generic mask function_name inlined_at %tid.x %r1 %rd1 %p1 %f1 %r %envreg0 "
+    b"ret bra call call.uni mov.b32 ld.global.u32 st.shared.v2.f32 setp.eq.s32 "
+    b"$L__BB0_1 sm_90a sm_100a texmode_independent debug 0f3F800000 0d3FF0000000000000 "
+    b"a::b a:: @%p1 @!%p1 \"s\" \"\\\"\" 1 0 -1 64"
+).split()
+
+
+def m_replace_token(rng, data):
+    """Replace a token by another one of the same file, or by a PTX keyword."""
+    toks = solid(tokenize(data))
+    if not toks:
+        return None
+    s, e, _ = rng.choice(toks)
+    if rng.random() < 0.6:
+        a, b, _ = rng.choice(toks)
+        new = data[a:b]
+    else:
+        new = rng.choice(KEYWORDS)
+    return data[:s] + new + data[e:], f"replace {data[s:e]!r} by {new!r} at {s}"
+
+
+_SPLICE_SOURCES = []   # the seed files, for m_splice (set by make_mutant)
+
+
+def m_splice(rng, data):
+    """Insert 1..5 lines of another seed file at a line boundary."""
+    if not _SPLICE_SOURCES:
+        return None
+    other = rng.choice(_SPLICE_SOURCES)[1]
+    lines = other.splitlines(keepends=True)
+    if not lines:
+        return None
+    i = rng.randrange(len(lines))
+    chunk = b"".join(lines[i:i + rng.randint(1, 5)])
+    spans = _line_spans(data)
+    at = rng.choice([s for s, _ in spans] + [len(data)]) if spans else 0
+    if at == len(data) and data and not data.endswith(b"\n"):
+        chunk = b"\n" + chunk
+    return data[:at] + chunk + data[at:], f"splice {chunk[:60]!r} at {at}"
 
 
 def m_duplicate_token(rng, data):
@@ -325,7 +375,8 @@ MUTATORS = [
     (m_delete_token, 3), (m_delete_tokens, 2), (m_delete_trivia, 2), (m_duplicate_token, 3), (m_swap_tokens, 3),
     (m_delete_line, 2), (m_duplicate_line, 2), (m_swap_lines, 2),
     (m_insert_punct, 3), (m_insert_trivia, 3), (m_number, 4),
-    (m_truncate, 1), (m_byte_flip, 2), (m_repeat, 1),
+    (m_truncate, 1), (m_byte_flip, 2), (m_repeat, 1), (m_replace_token, 4),
+    (m_splice, 2),
 ]
 
 
@@ -392,6 +443,8 @@ def probes():
 
 def make_mutant(seed, index, seeds):
     """Mutant `index` of the run with `seed`: (seed path, bytes, [descriptions])."""
+    if len(_SPLICE_SOURCES) != len(seeds):
+        _SPLICE_SOURCES[:] = seeds
     rng = random.Random(f"{seed}:{index}")
     path, original = rng.choice(seeds)
     data = original
@@ -651,6 +704,23 @@ class Minimizer:
 
 # --------------------------------------------------------------------------
 
+_WORKER = {}   # what the forked workers need; set before the pool starts
+
+
+def _one(i):
+    """Make mutant i (or probe -1-i) and check it; the mutant's bytes come
+    back only when it fails (the others are not needed and can be large)."""
+    w = _WORKER
+    if i < 0:
+        name, data = w["fixed"][-1 - i]
+        src, edits = f"probe:{name}", [f"probe {name}"]
+    else:
+        src, data, edits = make_mutant(w["seed"], i, w["seeds"])
+    r = check(w["tool"], data, w["workdir"], f"m{i}", w["timeout"])
+    keep = r.outcome == "failure" or w.get("keep_all")
+    return i, src, data if keep else None, edits, r
+
+
 def where(src):
     return src if src.startswith("probe:") else os.path.relpath(src, ROOT)
 
@@ -684,6 +754,8 @@ def main():
                     help="reproducers kept and shown per failure class")
     ap.add_argument("--min-budget", type=float, default=60.0,
                     help="seconds of minimisation per reproducer")
+    ap.add_argument("--time-limit", type=float, default=0,
+                    help="stop making mutants after this many seconds (0: no limit)")
     ap.add_argument("--no-minimize", action="store_true")
     ap.add_argument("--no-probes", action="store_true",
                     help="skip the fixed hand-written probes run before the mutants")
@@ -722,20 +794,18 @@ def main():
     indices = ([args.only] if args.only is not None else
                [-1 - k for k in range(len(fixed))] + list(range(args.count)))
 
-    def one(i):
-        if i < 0:   # a probe
-            name, data = fixed[-1 - i]
-            src, edits = f"probe:{name}", [f"probe {name}"]
-        else:
-            src, data, edits = make_mutant(args.seed, i, seeds)
-        return i, src, data, edits, check(tool, data, workdir, f"m{i}", args.timeout)
+    _WORKER.update(seed=args.seed, seeds=seeds, fixed=fixed, tool=tool,
+                   workdir=workdir, timeout=args.timeout, keep_all=args.only is not None)
 
     counts = {"imported": 0, "rejected": 0, "failure": 0}
     failures = {}   # class -> [(i, src, data, edits, result)]
     t0 = time.time()
     try:
-        with ThreadPoolExecutor(args.jobs) as pool:
-            for done, (i, src, data, edits, r) in enumerate(pool.map(one, indices), 1):
+        # processes, not threads: making the mutants is Python work too. The
+        # workers are forked, so they share the seeds with this process.
+        with multiprocessing.get_context("fork").Pool(args.jobs) as pool:
+            for done, (i, src, data, edits, r) in enumerate(
+                    pool.imap(_one, indices, chunksize=4), 1):
                 counts[r.outcome] += 1
                 if r.outcome == "failure":
                     failures.setdefault(r.cls, []).append((i, src, data, edits, r))
@@ -745,6 +815,11 @@ def main():
                 if args.only is not None:
                     print(f"mutant #{i} of {src}: {edits}\n{_show(data)}\n--\n"
                           f"{r.outcome} {r.cls or ''} {r.detail}")
+                if args.time_limit and time.time() - t0 > args.time_limit:
+                    print(f"  time limit: stopping after {done} of {len(indices)} mutants",
+                          flush=True)
+                    pool.terminate()
+                    break
                 if done % 500 == 0:
                     print(f"  {done}/{len(indices)} mutants, {time.time() - t0:.0f} s",
                           flush=True)
