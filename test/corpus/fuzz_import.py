@@ -13,13 +13,15 @@ located outside the file, or exit 0 with an error diagnostic.
 
 Mutants come from the PTX files of the corpora (files over --max-size bytes
 are skipped) by 1..4 random edits each: delete / duplicate / swap tokens or
-lines, delete runs of tokens or bracket pairs, delete or replace trivia,
-repeat a few tokens many times, replace a token by another of the file or
-by a PTX keyword, splice in lines of another seed file, insert punctuation, insert whitespace or comments between tokens,
-respell numbers (hex, octal, binary, U suffix, leading zeros, negation,
-decimal floats), truncate, and flip bytes. Mutant i depends only on
-(--seed, i) and the corpus, so a run is reproducible; `--only I` re-runs one
-mutant.
+lines, delete runs of tokens or bracket pairs, replace a token by another of
+the file or by a PTX keyword, splice in lines of another seed file, repeat a
+few tokens many times, insert punctuation, insert whitespace or comments
+between tokens, delete or replace trivia, respell numbers (hex, octal,
+binary, U suffix, leading zeros, negation, decimal floats), truncate, and
+flip bytes. Mutant i depends only on (--seed, i) and the corpus, so a run is
+reproducible; `--only I` re-runs one mutant and prints it. Before the
+mutants come a few fixed hand-written probes (deep nesting, long operator
+chains, huge counts, odd bytes; --no-probes skips them).
 
 Failing mutants are minimised (lines, then tokens, then bytes, while the same
 failure persists) and written under --out (default /tmp/fuzz-failures/):
@@ -27,12 +29,13 @@ CLASS-K.ptx (minimised), CLASS-K.orig.ptx (the full mutant) and CLASS-K.txt
 (where it came from, and the tool's output on the minimised input).
 
 usage: fuzz_import.py [--seed S] [--count N] [--bin DIR|FILE] [--jobs J]
-                      [CORPUS_DIR_OR_FILE...]
+                      [--time-limit SEC] [CORPUS_DIR_OR_FILE...]
 The summary line is "fuzz: N mutants, X imported, Y rejected, Z failures";
 exit status 1 if there was any failure.
 """
 import argparse
 import difflib
+import multiprocessing
 import os
 import random
 import re
@@ -41,7 +44,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import multiprocessing
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -323,7 +325,8 @@ def number_spellings(rng, tok):
         b"%dU" % v, b"%du" % v, b"0x%xU" % v, (b"0%oU" % v) if v else b"0U",
         b"0" * rng.randint(1, 4) + b"%d" % v, b"0x00%x" % v,
         b"0", b"1", b"-1", b"-" + tok, b"-%d" % v, b"0" + tok, tok + b"0", b"00" + tok,
-        tok + b"U", b"(" + tok + b")", tok + b"+0", b"0+" + tok, b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
+        tok + b"U", b"(" + tok + b")", tok + b"+0", b"0+" + tok,
+        b"-0x%x" % v, b"--%d" % v, b"+%d" % v, b"-0",
         b"%d." % v, b"%d.0" % v, b"-%d." % v, b"1.", b"-0.5", b"0.5", b".5", b"-.5",
         b"1e3", b"1.5e-3", b"1E+2", b"1.e5", b"0f3F800000", b"0F3f800000",
         b"0d3FF0000000000000", b"0fBF000000", b"-0f3F800000",
@@ -372,7 +375,8 @@ def m_byte_flip(rng, data):
 
 
 MUTATORS = [
-    (m_delete_token, 3), (m_delete_tokens, 2), (m_delete_trivia, 2), (m_duplicate_token, 3), (m_swap_tokens, 3),
+    (m_delete_token, 3), (m_delete_tokens, 2), (m_delete_trivia, 2),
+    (m_duplicate_token, 3), (m_swap_tokens, 3),
     (m_delete_line, 2), (m_duplicate_line, 2), (m_swap_lines, 2),
     (m_insert_punct, 3), (m_insert_trivia, 3), (m_number, 4),
     (m_truncate, 1), (m_byte_flip, 2), (m_repeat, 1), (m_replace_token, 4),
@@ -435,6 +439,8 @@ def probes():
         ("nested-sum-chains-operand", KERNEL + b"mov.b32 %r1, " + chains(100) + b";\n}\n"),
         ("nested-sum-chains-address", KERNEL.replace(b"%r<2>", b"%rd<2>")
          + b"ld.global.u32 %rd1, [%rd1+" + chains(100) + b"];\n}\n"),
+        ("register-ranges-total", KERNEL + b".reg .b32 "
+         + b", ".join(b"%%q%d<1048576>" % i for i in range(8)) + b";\n}\n"),
         ("version-leading-zero", b".version 08.5\n.target sm_90\n"),
         ("empty-return-list", HEADER + b".func () f()\n{\n}\n"),
         ("empty-return-list-entry", HEADER + b".entry () k()\n{\n}\n"),

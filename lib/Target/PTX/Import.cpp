@@ -569,6 +569,7 @@ private:
   /// Binary operators in one statement (or data line, or initializer).
   static constexpr unsigned kMaxOperators = 1024;
   unsigned statementOperators = 0;
+  int64_t fileRegisters = 0;
   unsigned nesting = 0;
   struct Nest {
     Parser &parser;
@@ -1058,6 +1059,11 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
         return error(countText, "register range " + name + "<" + countText +
                                     "> is too large (at most " +
                                     Twine(kMaxRegisterRange) + ")");
+      // The file's total is bounded too: each register is an SSA value.
+      fileRegisters += count;
+      if (fileRegisters > kMaxRegisterRange)
+        return error(countText, "the file declares more than " +
+                                    Twine(kMaxRegisterRange) + " registers");
       if (failed(expectPunct('>', gaps, "after the register count")))
         return failure();
     }
