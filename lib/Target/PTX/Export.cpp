@@ -30,15 +30,9 @@ using namespace pyptx;
 
 namespace {
 
-/// Canonical gap kinds. `kLine` starts a new line indented to the op's
-/// depth; `kBlankLine` also leaves an empty line before it.
-const char *const kLine = "<line>";
-const char *const kBlankLine = "<blank>";
-const char *const kParamLine = "<param>";
-
 struct Tok {
   StringRef text;
-  const char *gap;
+  Gap gap;
 };
 
 /// The tokens of one op: `head` before its body (if any), `tail` after.
@@ -49,12 +43,12 @@ struct Rendering {
   SmallVector<Tok, 24> *cur = &head;
   llvm::StringSaver &saver;
   /// `text` must outlive the export (IR strings and literals do).
-  void add(StringRef text, const char *gap) { cur->push_back({text, gap}); }
+  void add(StringRef text, Gap gap) { cur->push_back({text, gap}); }
   /// Adds a token built on the fly.
-  void add(const std::string &text, const char *gap) {
+  void add(const std::string &text, Gap gap) {
     cur->push_back({saver.save(text), gap});
   }
-  void add(const char *text, const char *gap) {
+  void add(const char *text, Gap gap) {
     cur->push_back({StringRef(text), gap});
   }
 };
@@ -70,25 +64,27 @@ public:
   }
 
   LogicalResult exportModule(ModuleOp module) {
+    if (failed(loadStyle(module)))
+      return failure();
     Rendering r(saver);
-    r.add(".version", "");
+    r.add(".version", Gap::None);
     r.add((Twine(module.getVersionMajor()) + "." +
            Twine(module.getVersionMinor()))
               .str(),
-          " ");
-    r.add(".target", kLine);
+          Gap::Space);
+    r.add(".target", Gap::Line);
     for (auto [i, target] :
          llvm::enumerate(module.getTargets().getAsValueRange<StringAttr>())) {
       if (i)
-        r.add(",", "");
-      r.add(target, " ");
+        r.add(",", Gap::None);
+      r.add(target, Gap::Space);
     }
     if (auto size = module.getAddressSize()) {
-      r.add(".address_size", kLine);
-      r.add(std::to_string(*size), " ");
+      r.add(".address_size", Gap::Line);
+      r.add(std::to_string(*size), Gap::Space);
     }
     r.cur = &r.tail;
-    r.add("", kLine); // the end of the file
+    r.add("", Gap::Line); // the end of the file
     ArrayRef<StringRef> trivia = triviaFor(module, r);
     unsigned gapIndex = 0;
     writeTokens(r.head, trivia, gapIndex, 0);
@@ -132,21 +128,54 @@ private:
     buffer.clear();
   }
 
-  void writeGap(const char *gap, unsigned depth) {
-    if (gap == kLine || gap == kBlankLine) {
+  /// Writes the module's style for a style slot, or the canonical gap.
+  void writeGap(Gap gap, unsigned depth) {
+    if (isStyleGap(gap)) {
+      if (const std::optional<StringRef> &text = style[unsigned(gap)]) {
+        write(*text);
+        return;
+      }
+      gap = canonicalGap(gap);
+    }
+    switch (gap) {
+    case Gap::Space:
+      write(" ");
+      return;
+    case Gap::Newline:
+      write("\n");
+      return;
+    case Gap::ParamLine:
+      write("\n\t");
+      return;
+    case Gap::Line:
+    case Gap::BlankLine:
       if (!atLineStart())
         write("\n");
-      if (gap == kBlankLine && lastChar != 0)
+      if (gap == Gap::BlankLine && lastChar != 0)
         write("\n");
       for (unsigned i = 0; i < depth; ++i)
         write("\t");
       return;
-    }
-    if (gap == kParamLine) {
-      write("\n\t");
+    default:
       return;
     }
-    write(gap);
+  }
+
+  /// Reads the module's `pyptx.style` (ignored in canonical mode).
+  LogicalResult loadStyle(ModuleOp module) {
+    auto attr = dyn_cast_or_null<DictionaryAttr>(
+        module->getDiscardableAttr(kStyleAttrName));
+    if (!attr || canonical)
+      return success();
+    for (NamedAttribute entry : attr) {
+      std::optional<Gap> gap = symbolizeStyleGap(entry.getName().getValue());
+      auto text = dyn_cast<StringAttr>(entry.getValue());
+      if (!gap || !text || !isStyleText(*gap, text.getValue()))
+        return module.emitError("invalid pyptx.style entry '")
+               << entry.getName().getValue() << "'";
+      style[unsigned(*gap)] = text.getValue();
+    }
+    return success();
   }
 
   /// The op's trivia, if it has as many gaps as the op has tokens.
@@ -198,7 +227,7 @@ private:
 
   LogicalResult exportOp(Operation &op, unsigned depth) {
     Rendering r(saver);
-    const char *first = depth == 0 ? kBlankLine : kLine;
+    Gap first = depth == 0 ? Gap::BlankLine : Gap::Line;
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](FuncOp func) { return exportFunc(func, r, first); })
         .Case([&](VarOp var) {
@@ -207,33 +236,34 @@ private:
         })
         .Case([&](FileOp file) {
           r.add(".file", first);
-          r.add(std::to_string(file.getIndex()), " ");
-          r.add(("\"" + file.getPath() + "\"").str(), " ");
+          r.add(std::to_string(file.getIndex()), Gap::Space);
+          r.add(("\"" + file.getPath() + "\"").str(), Gap::Space);
           if (file.getTimestamp()) {
-            r.add(",", "");
-            r.add(std::to_string(*file.getTimestamp()), " ");
-            r.add(",", "");
-            r.add(std::to_string(*file.getSize()), " ");
+            r.add(",", Gap::None);
+            r.add(std::to_string(*file.getTimestamp()), Gap::Space);
+            r.add(",", Gap::None);
+            r.add(std::to_string(*file.getSize()), Gap::Space);
           }
           return emit(file, r, depth);
         })
         .Case([&](SectionOp section) {
           r.add(".section", first);
-          r.add(section.getName(), " ");
-          r.add("{", kLine);
+          r.add(section.getName(), Gap::Space);
+          r.add("{", Gap::Line);
           r.cur = &r.tail;
-          r.add("}", kLine);
+          r.add("}", Gap::Line);
           return emit(section, r, depth,
                       [&] { return exportBlock(section.getBody(), 1); });
         })
         .Case([&](DataOp data) {
           ArrayRef<Attribute> values = data.getValues().getValue();
           for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
-            r.add(typeNames[unsigned(data.getRowType(row))], kLine);
+            r.add(typeNames[unsigned(data.getRowType(row))], Gap::DataLine);
             for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
               if (i)
-                r.add(",", "");
-              if (failed(renderExpr(data, r, value, {}, " ")))
+                r.add(",", Gap::None);
+              if (failed(renderExpr(data, r, value, {},
+                                    i ? Gap::DataValue : Gap::DataValue1)))
                 return failure();
             }
             values = values.drop_front(size);
@@ -242,45 +272,45 @@ private:
         })
         .Case([&](AliasOp alias) {
           r.add(".alias", first);
-          r.add(alias.getAlias(), " ");
-          r.add(",", "");
-          r.add(alias.getAliasee(), " ");
-          r.add(";", "");
+          r.add(alias.getAlias(), Gap::Space);
+          r.add(",", Gap::None);
+          r.add(alias.getAliasee(), Gap::Space);
+          r.add(";", Gap::None);
           return emit(alias, r, depth);
         })
         .Case([&](PragmaOp pragma) {
-          r.add(".pragma", depth == 0 ? first : kLine);
+          r.add(".pragma", depth == 0 ? first : Gap::Line);
           for (auto [i, value] : llvm::enumerate(
                    pragma.getValues().getAsValueRange<StringAttr>())) {
             if (i)
-              r.add(",", "");
-            r.add(("\"" + value + "\"").str(), " ");
+              r.add(",", Gap::None);
+            r.add(("\"" + value + "\"").str(), Gap::Space);
           }
-          r.add(";", "");
+          r.add(";", Gap::None);
           return emit(pragma, r, depth);
         })
         .Case([&](RegOp reg) {
-          r.add(".reg", kLine);
-          renderType(r, reg.getType());
+          r.add(".reg", Gap::RegLine);
+          renderType(r, reg.getType(), Gap::RegType);
           for (auto [i, name, count] :
                llvm::enumerate(reg.getNames().getAsValueRange<StringAttr>(),
                                reg.getCounts())) {
             if (i)
-              r.add(",", "");
-            r.add(name, " ");
+              r.add(",", Gap::None);
+            r.add(name, i ? Gap::RegName : Gap::RegName1);
             if (count >= 0) {
-              r.add("<", "");
-              r.add(std::to_string(count), "");
-              r.add(">", "");
+              r.add("<", Gap::None);
+              r.add(std::to_string(count), Gap::None);
+              r.add(">", Gap::None);
             }
           }
-          r.add(";", "");
+          r.add(";", Gap::None);
           return emit(reg, r, depth);
         })
         .Case([&](SRegOp) { return success(); })
         .Case([&](LabelOp label) {
-          r.add(label.getSymName(), kLine);
-          r.add(":", "");
+          r.add(label.getSymName(), Gap::LabelLine);
+          r.add(":", Gap::None);
           return emit(label, r, 0);
         })
         .Case([&](InstOp inst) {
@@ -289,28 +319,28 @@ private:
           return emit(inst, r, depth);
         })
         .Case([&](ScopeOp scope) {
-          r.add("{", kLine);
+          r.add("{", Gap::Line);
           r.cur = &r.tail;
-          r.add("}", kLine);
+          r.add("}", Gap::Line);
           return emit(scope, r, depth, [&] {
             return exportBlock(scope.getBody(), depth + 1);
           });
         })
         .Case([&](LocOp loc) {
-          r.add(".loc", kLine);
-          r.add(std::to_string(loc.getFile()), " ");
-          r.add(std::to_string(loc.getLine()), " ");
-          r.add(std::to_string(loc.getColumn()), " ");
+          r.add(".loc", Gap::LocLine);
+          r.add(number(loc.getFile()), Gap::LocFile);
+          r.add(number(loc.getLine()), Gap::LocNumber);
+          r.add(number(loc.getColumn()), Gap::LocNumber);
           if (auto name = loc.getFunctionNameAttr()) {
-            r.add(",", "");
-            r.add("function_name", " ");
-            r.add(name.getValue(), " ");
+            r.add(",", Gap::None);
+            r.add("function_name", Gap::LocKeyword);
+            r.add(name.getValue(), Gap::LocKeyword);
           }
           if (auto inlinedAt = loc.getInlinedAt()) {
-            r.add(",", "");
-            r.add("inlined_at", " ");
+            r.add(",", Gap::None);
+            r.add("inlined_at", Gap::LocKeyword);
             for (int64_t value : *inlinedAt)
-              r.add(std::to_string(value), " ");
+              r.add(number(value), Gap::LocNumber);
           }
           return emit(loc, r, depth);
         })
@@ -325,16 +355,16 @@ private:
           return emit(targets, r, depth);
         })
         .Case([&](CallPrototypeOp proto) {
-          r.add(proto.getSymName(), kLine);
-          r.add(":", "");
-          r.add(".callprototype", " ");
+          r.add(proto.getSymName(), Gap::Line);
+          r.add(":", Gap::None);
+          r.add(".callprototype", Gap::Space);
           if (!proto.getRetParams().empty() || proto.getEmptyRetList())
-            renderInlineParams(r, proto.getRetParams(), " ");
-          r.add("_", " ");
-          renderInlineParams(r, proto.getParams(), " ");
+            renderInlineParams(r, proto.getRetParams(), Gap::Space);
+          r.add("_", Gap::Space);
+          renderInlineParams(r, proto.getParams(), Gap::Space);
           if (proto.getNoreturn())
-            r.add(".noreturn", " ");
-          r.add(";", "");
+            r.add(".noreturn", Gap::Space);
+          r.add(";", Gap::None);
           return emit(proto, r, depth);
         })
         .Default([&](Operation *other) {
@@ -352,23 +382,23 @@ private:
     return success();
   }
 
-  void renderType(Rendering &r, Type type) {
+  void renderType(Rendering &r, Type type, Gap gap) {
     if (isa<PredType>(type)) {
-      r.add(".pred", " ");
+      r.add(".pred", gap);
       return;
     }
     auto reg = cast<RegType>(type);
     if (reg.getVecWidth() > 1)
-      r.add(".v" + std::to_string(reg.getVecWidth()), " ");
-    r.add(("." + stringifyScalarType(reg.getType())).str(), " ");
+      r.add(".v" + std::to_string(reg.getVecWidth()), gap);
+    r.add(typeNames[unsigned(reg.getType())], gap);
   }
 
   void renderDims(Rendering &r, ArrayRef<int64_t> dims) {
     for (int64_t dim : dims) {
-      r.add("[", "");
+      r.add("[", Gap::None);
       if (dim >= 0)
-        r.add(std::to_string(dim), "");
-      r.add("]", "");
+        r.add(std::to_string(dim), Gap::None);
+      r.add("]", Gap::None);
     }
   }
 
@@ -376,136 +406,136 @@ private:
   void renderAlignAndType(Rendering &r, unsigned align, unsigned vecWidth,
                           ScalarType type) {
     if (align) {
-      r.add(".align", " ");
-      r.add(std::to_string(align), " ");
+      r.add(".align", Gap::Space);
+      r.add(std::to_string(align), Gap::Space);
     }
     if (vecWidth > 1)
-      r.add(".v" + std::to_string(vecWidth), " ");
-    r.add(typeNames[unsigned(type)], " ");
+      r.add(".v" + std::to_string(vecWidth), Gap::Space);
+    r.add(typeNames[unsigned(type)], Gap::Space);
   }
 
-  void renderParam(Rendering &r, ParamAttr param, const char *first) {
+  void renderParam(Rendering &r, ParamAttr param, Gap first) {
     r.add(("." + spaceName(param.getSpace())).str(), first);
     renderAlignAndType(r, param.getAlign(), param.getVecWidth(),
                        param.getType());
     if (param.getIsPtr()) {
-      r.add(".ptr", " ");
+      r.add(".ptr", Gap::Space);
       if (param.getPtrSpace() != StateSpace::reg)
-        r.add(("." + spaceName(param.getPtrSpace())).str(), " ");
+        r.add(("." + spaceName(param.getPtrSpace())).str(), Gap::Space);
       if (param.getPtrAlign()) {
-        r.add(".align", " ");
-        r.add(std::to_string(param.getPtrAlign()), " ");
+        r.add(".align", Gap::Space);
+        r.add(std::to_string(param.getPtrAlign()), Gap::Space);
       }
     }
-    r.add(param.getName().getValue(), " ");
+    r.add(param.getName().getValue(), Gap::Space);
     renderDims(r, param.getDims());
   }
 
   /// `(.param .b32 a, .param .b32 b)` on one line.
-  void renderInlineParams(Rendering &r, ArrayAttr params, const char *open) {
+  void renderInlineParams(Rendering &r, ArrayAttr params, Gap open) {
     r.add("(", open);
     for (auto [i, param] : llvm::enumerate(params.getAsRange<ParamAttr>())) {
       if (i)
-        r.add(",", "");
-      renderParam(r, param, i ? " " : "");
+        r.add(",", Gap::None);
+      renderParam(r, param, i ? Gap::Space : Gap::None);
     }
-    r.add(")", "");
+    r.add(")", Gap::None);
   }
 
-  LogicalResult exportFunc(FuncOp func, Rendering &r, const char *first) {
-    const char *next = first;
+  LogicalResult exportFunc(FuncOp func, Rendering &r, Gap first) {
+    Gap next = first;
     if (func.getLinkage() != Linkage::none) {
       r.add(("." + stringifyLinkage(func.getLinkage())).str(), first);
-      next = " ";
+      next = Gap::Space;
     }
     r.add(("." + stringifyFuncKind(func.getKind())).str(), next);
     if (!func.getRetParams().empty() || func.getEmptyRetList())
-      renderInlineParams(r, func.getRetParams(), " ");
-    r.add(func.getSymName(), " ");
+      renderInlineParams(r, func.getRetParams(), Gap::Space);
+    r.add(func.getSymName(), Gap::Space);
     if (!func.getNoParamList()) {
-      r.add("(", "");
+      r.add("(", Gap::None);
       ArrayAttr params = func.getParams();
       for (auto [i, param] :
            llvm::enumerate(params.getAsRange<ParamAttr>())) {
         if (i)
-          r.add(",", "");
-        renderParam(r, param, kParamLine);
+          r.add(",", Gap::None);
+        renderParam(r, param, Gap::ParamLine);
       }
-      r.add(")", params.empty() ? "" : "\n");
+      r.add(")", params.empty() ? Gap::None : Gap::Newline);
     }
     for (auto directive : func.getDirectives().getAsRange<DirectiveAttr>()) {
-      r.add(("." + directive.getName().getValue()).str(), kLine);
+      r.add(("." + directive.getName().getValue()).str(), Gap::Line);
       for (auto [i, value] : llvm::enumerate(directive.getValues())) {
         if (i)
-          r.add(",", "");
+          r.add(",", Gap::None);
         if (auto text = dyn_cast<StringAttr>(value))
-          r.add(("\"" + text.getValue() + "\"").str(), " ");
+          r.add(("\"" + text.getValue() + "\"").str(), Gap::Space);
         else
-          r.add(std::to_string(cast<IntegerAttr>(value).getInt()), " ");
+          r.add(std::to_string(cast<IntegerAttr>(value).getInt()), Gap::Space);
       }
       if (directive.getName() == "pragma")
-        r.add(";", "");
+        r.add(";", Gap::None);
     }
     if (func.isDeclaration()) {
-      r.add(";", "");
+      r.add(";", Gap::None);
       return emit(func, r, 0);
     }
-    r.add("{", kLine);
+    r.add("{", Gap::Line);
     r.cur = &r.tail;
-    r.add("}", kLine);
+    r.add("}", Gap::Line);
     return emit(func, r, 0, [&] { return exportBlock(func.getBody(), 1); });
   }
 
-  void renderVar(VarOp var, Rendering &r, const char *first) {
-    const char *next = first;
+  void renderVar(VarOp var, Rendering &r, Gap first) {
+    Gap next = first;
     if (var.getLinkage() != Linkage::none) {
       r.add(("." + stringifyLinkage(var.getLinkage())).str(), first);
-      next = " ";
+      next = Gap::Space;
     }
     r.add(("." + spaceName(var.getSpace())).str(), next);
     if (ArrayAttr attributes = var.getVarAttributesAttr()) {
-      r.add(".attribute", " ");
-      r.add("(", "");
+      r.add(".attribute", Gap::Space);
+      r.add("(", Gap::None);
       for (auto [i, name] :
            llvm::enumerate(attributes.getAsValueRange<StringAttr>())) {
         if (i)
-          r.add(",", "");
-        r.add(("." + name).str(), i ? " " : "");
+          r.add(",", Gap::None);
+        r.add(("." + name).str(), i ? Gap::Space : Gap::None);
       }
-      r.add(")", "");
+      r.add(")", Gap::None);
     }
     renderAlignAndType(r, var.getAlign(), var.getVecWidth(), var.getType());
-    r.add(var.getSymName(), " ");
+    r.add(var.getSymName(), Gap::Space);
     renderDims(r, var.getDims());
     if (Attribute init = var.getInitAttr()) {
-      r.add("=", " ");
-      (void)renderExpr(var, r, init, {}, " ");
+      r.add("=", Gap::Space);
+      (void)renderExpr(var, r, init, {}, Gap::Space);
     }
-    r.add(";", "");
+    r.add(";", Gap::None);
   }
 
   void renderTargets(Rendering &r, StringRef name, StringRef directive,
                      ArrayAttr targets) {
-    r.add(name, kLine);
-    r.add(":", "");
-    r.add(directive, " ");
+    r.add(name, Gap::Line);
+    r.add(":", Gap::None);
+    r.add(directive, Gap::Space);
     for (auto [i, target] :
          llvm::enumerate(targets.getAsRange<FlatSymbolRefAttr>())) {
       if (i)
-        r.add(",", "");
-      r.add(target.getValue(), " ");
+        r.add(",", Gap::None);
+      r.add(target.getValue(), Gap::Space);
     }
-    r.add(";", "");
+    r.add(";", Gap::None);
   }
 
   LogicalResult renderInst(InstOp inst, Rendering &r) {
-    const char *next = kLine;
+    Gap next = Gap::InstLine;
     if (Value guard = inst.getGuard()) {
-      r.add("@", kLine);
+      r.add("@", Gap::InstLine);
       if (inst.getGuardNegated())
-        r.add("!", "");
-      r.add(nameOf(guard), "");
-      next = " ";
+        r.add("!", Gap::None);
+      r.add(nameOf(guard), Gap::None);
+      next = Gap::InstOpcode;
     }
     auto [it, inserted] = opcodes.try_emplace(
         {inst.getMnemonicAttr(), inst.getModifiersAttr()});
@@ -519,11 +549,12 @@ private:
     r.add(it->second, next);
     for (auto [i, operand] : llvm::enumerate(inst.getPtxOperands())) {
       if (i)
-        r.add(",", "");
-      if (failed(renderExpr(inst, r, operand, inst.getArgs(), " ")))
+        r.add(",", Gap::None);
+      if (failed(renderExpr(inst, r, operand, inst.getArgs(),
+                            i ? Gap::InstOperand : Gap::InstOperand1)))
         return failure();
     }
-    r.add(";", "");
+    r.add(";", Gap::None);
     return success();
   }
 
@@ -538,20 +569,20 @@ private:
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,
                            ArrayRef<Attribute> elements, StringRef close,
-                           ValueRange registers, const char *gap) {
+                           ValueRange registers, Gap gap) {
     r.add(open, gap);
     for (auto [i, element] : llvm::enumerate(elements)) {
       if (i)
-        r.add(",", "");
-      if (failed(renderExpr(op, r, element, registers, i ? " " : "")))
+        r.add(",", Gap::None);
+      if (failed(renderExpr(op, r, element, registers, i ? Gap::Space : Gap::None)))
         return failure();
     }
-    r.add(close, "");
+    r.add(close, Gap::None);
     return success();
   }
 
   LogicalResult renderExpr(Operation *op, Rendering &r, Attribute expr,
-                           ValueRange registers, const char *gap) {
+                           ValueRange registers, Gap gap) {
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](RegRefAttr ref) -> LogicalResult {
           if (ref.getIndex() >= registers.size())
@@ -594,31 +625,31 @@ private:
           bool rhsParens = precOf(binary.getRhs()) <= prec;
           if (lhsParens) {
             r.add("(", gap);
-            gap = "";
+            gap = Gap::None;
           }
           if (failed(renderExpr(op, r, binary.getLhs(), registers, gap)))
             return failure();
           if (lhsParens)
-            r.add(")", "");
+            r.add(")", Gap::None);
           bool tight = opText == "+" || opText == "-" || opText == "|";
-          r.add(opText, tight ? "" : " ");
+          r.add(opText, tight ? Gap::None : Gap::Space);
           if (rhsParens)
-            r.add("(", tight ? "" : " ");
+            r.add("(", tight ? Gap::None : Gap::Space);
           if (failed(renderExpr(op, r, binary.getRhs(), registers,
-                                tight || rhsParens ? "" : " ")))
+                                tight || rhsParens ? Gap::None : Gap::Space)))
             return failure();
           if (rhsParens)
-            r.add(")", "");
+            r.add(")", Gap::None);
           return success();
         })
         .Case([&](UnaryAttr unary) {
           r.add(unary.getOp(), gap);
-          return renderExpr(op, r, unary.getOperand(), registers, "");
+          return renderExpr(op, r, unary.getOperand(), registers, Gap::None);
         })
         .Case([&](DecFloatAttr value) {
           if (value.getValue().isNegative()) {
             r.add("-", gap);
-            gap = "";
+            gap = Gap::None;
           }
           r.add(formatDecimalFloat(value), gap);
           return success();
@@ -637,7 +668,7 @@ private:
         })
         .Case([&](NotAttr negation) {
           r.add("!", gap);
-          return renderExpr(op, r, negation.getOperand(), registers, "");
+          return renderExpr(op, r, negation.getOperand(), registers, Gap::None);
         })
         .Case([&](SinkAttr) {
           r.add("_", gap);
@@ -649,10 +680,10 @@ private:
             if (failed(renderExpr(op, r, func.getArgs()[0], registers, gap)))
               return failure();
             return renderList(op, r, "(", func.getArgs().drop_front(), ")",
-                              registers, "");
+                              registers, Gap::None);
           }
           r.add(func.getName().getValue(), gap);
-          return renderList(op, r, "(", func.getArgs(), ")", registers, "");
+          return renderList(op, r, "(", func.getArgs(), ")", registers, Gap::None);
         })
         .Default([&](Attribute other) {
           return op->emitError("cannot export operand ") << other;
@@ -675,20 +706,27 @@ private:
     return text;
   }
 
-  void renderInteger(Rendering &r, ImmAttr imm, const char *gap) {
+  /// The decimal spelling of `value`; small ones (the common case) are
+  /// made once.
+  StringRef number(uint64_t value) {
+    if (value >= smallInts.size())
+      return saver.save(std::to_string(value));
+    StringRef &cached = smallInts[value];
+    if (cached.empty())
+      cached = saver.save(std::to_string(value));
+    return cached;
+  }
+
+  void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
     if (imm.getNegative()) {
       r.add("-", gap);
-      gap = "";
+      gap = Gap::None;
     }
     uint64_t value = imm.getMagnitude();
     unsigned width = imm.getDigits();
-    // Small decimals are the common case: no allocation.
-    if (imm.getFormat() == IntFormat::dec && value < 1024 &&
-        !width && !imm.getUnsignedSuffix()) {
-      StringRef &cached = smallInts[value];
-      if (cached.empty())
-        cached = saver.save(std::to_string(value));
-      r.add(cached, gap);
+    if (imm.getFormat() == IntFormat::dec && !width &&
+        !imm.getUnsignedSuffix()) {
+      r.add(number(value), gap);
       return;
     }
     std::string text;
@@ -734,6 +772,8 @@ private:
   /// Spellings of 0..1023, made on first use.
   std::array<StringRef, 1024> smallInts{};
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
+  /// The module's style, by slot.
+  std::array<std::optional<StringRef>, kNumGaps> style{};
 };
 } // namespace
 

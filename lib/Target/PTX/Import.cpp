@@ -215,8 +215,15 @@ private:
 // Parser
 //===----------------------------------------------------------------------===//
 
-/// The trivia of one op, gathered token by token.
-using Gaps = SmallVector<StringRef, 16>;
+/// The trivia of one op, gathered token by token, and whether the module's
+/// style predicts all of it (then the op needs no trivia of its own).
+struct Gaps : SmallVector<StringRef, 16> {
+  bool styled = true;
+};
+
+/// The slot given to tokens of ops the style does not cover: a fixed line
+/// gap is never predicted, so such ops keep their trivia.
+constexpr Gap kUnstyled = Gap::Line;
 
 /// Attributes the importer builds over and over (trivia dictionaries,
 /// opcodes, register references, small integers), cached per context in the
@@ -271,10 +278,13 @@ private:
     return lookahead;
   }
 
-  /// Consumes the current token, recording its trivia in `gaps`.
-  Token take(Gaps &gaps) {
+  /// Consumes the current token, recording its trivia in `gaps` and
+  /// checking it against the style for `slot`.
+  Token take(Gaps &gaps, Gap slot = kUnstyled) {
     Token taken = tok;
     gaps.push_back(tok.gap);
+    if (gaps.styled && !matchesStyle(slot, tok.gap))
+      gaps.styled = false;
     if (hasLookahead) {
       tok = lookahead;
       hasLookahead = false;
@@ -282,6 +292,28 @@ private:
       tok = lexer.next();
     }
     return taken;
+  }
+
+  /// Whether `gap` is what the style puts at `slot`. A style slot learns
+  /// the first plain gap it sees (see isStyleText); blank lines, comments
+  /// and unusual spacing stay with the op as trivia.
+  bool matchesStyle(Gap slot, StringRef gap) {
+    switch (slot) {
+    case Gap::None:
+      return gap.empty();
+    case Gap::Space:
+      return gap.size() == 1 && gap[0] == ' ';
+    default:
+      if (!isStyleGap(slot))
+        return false;
+      std::optional<StringRef> &learned = style[unsigned(slot)];
+      if (learned)
+        return *learned == gap;
+      if (!isStyleText(slot, gap))
+        return false;
+      learned = gap;
+      return true;
+    }
   }
 
   Location locOf(StringRef text) {
@@ -328,21 +360,24 @@ private:
       return ("'" + token.text + "'").str();
     }
   }
-  LogicalResult expectPunct(char c, Gaps &gaps, StringRef what) {
+  LogicalResult expectPunct(char c, Gaps &gaps, StringRef what,
+                            Gap slot = kUnstyled) {
     if (!tok.is(c))
       return error(Twine("expected '") + StringRef(&c, 1) + "' " + what +
                    ", found " + describe(tok));
-    take(gaps);
+    take(gaps, slot);
     return success();
   }
-  LogicalResult expectWord(Gaps &gaps, StringRef what, StringRef &word) {
+  LogicalResult expectWord(Gaps &gaps, StringRef what, StringRef &word,
+                           Gap slot = kUnstyled) {
     if (tok.kind != TokKind::Word)
       return error(Twine("expected ") + what + ", found " + describe(tok));
-    word = take(gaps).text;
+    word = take(gaps, slot).text;
     return success();
   }
   template <typename IntT>
-  LogicalResult expectInt(Gaps &gaps, StringRef what, IntT &value) {
+  LogicalResult expectInt(Gaps &gaps, StringRef what, IntT &value,
+                          Gap slot = kUnstyled) {
     // Plain decimal, no leading zeros: the number is printed back from its
     // value.
     if (tok.kind != TokKind::Number ||
@@ -351,16 +386,20 @@ private:
       return error(Twine("expected ") + what +
                    " (a decimal integer without leading zeros), found " +
                    describe(tok));
-    take(gaps);
+    take(gaps, slot);
     return success();
   }
 
   /// Our ops have no discardable attribute but their trivia, so the whole
   /// attribute dictionary is cached with it.
   void setTrivia(Operation *op, const Gaps &gaps) {
-    op->setAttrs(triviaDictionary(gaps));
+    if (!gaps.styled)
+      op->setAttrs(triviaDictionary(gaps));
   }
+  /// The op's attributes: its trivia, unless the style predicts it.
   DictionaryAttr triviaDictionary(const Gaps &gaps) {
+    if (gaps.styled)
+      return DictionaryAttr::get(ctx);
     // Most ops of a file share a handful of gap patterns: look the whole
     // array up by its joined text before building attributes.
     triviaKey.clear();
@@ -390,7 +429,8 @@ private:
   //===--- Types ----------------------------------------------------------===//
 
   /// `.v4`? `.f32` → scalar type and vector width.
-  LogicalResult parseType(Gaps &gaps, ScalarType &scalar, unsigned &vecWidth) {
+  LogicalResult parseType(Gaps &gaps, ScalarType &scalar, unsigned &vecWidth,
+                          Gap slot = kUnstyled) {
     vecWidth = 1;
     if (tok.kind == TokKind::Word && tok.text.starts_with(".v") &&
         tok.text.size() > 2 && llvm::isDigit(tok.text[2])) {
@@ -398,13 +438,13 @@ private:
       if (width.getAsInteger(10, vecWidth) ||
           (vecWidth != 2 && vecWidth != 4 && vecWidth != 8))
         return error("vector width must be .v2, .v4 or .v8");
-      take(gaps);
+      take(gaps, slot);
     }
     std::optional<ScalarType> type = scalarTypeOf(tok);
     if (!type)
       return error("expected a PTX type such as .b32 or .f32, found " +
                    describe(tok));
-    take(gaps);
+    take(gaps, slot);
     scalar = *type;
     return success();
   }
@@ -425,7 +465,8 @@ private:
       name.emplace(OpT::getOperationName(), ctx);
     OperationState state(location, *name);
     OpT::build(builder, state, std::forward<Args>(args)...);
-    state.attributes = NamedAttrList(triviaDictionary(gaps));
+    if (!gaps.styled)
+      state.attributes = NamedAttrList(triviaDictionary(gaps));
     return cast<OpT>(builder.create(state));
   }
 
@@ -508,13 +549,16 @@ private:
 
   //===--- Operands -------------------------------------------------------===//
 
-  LogicalResult parseExpr(Gaps &gaps, Attribute &result,
+  // `slot` is the style slot of the operand's first token; the tokens
+  // inside follow the canonical gaps (see the exporter's renderExpr).
+  LogicalResult parseExpr(Gaps &gaps, Attribute &result, Gap slot,
                           unsigned minPrecedence = 1);
-  LogicalResult parseUnary(Gaps &gaps, Attribute &result);
-  LogicalResult parsePrimary(Gaps &gaps, Attribute &result);
+  LogicalResult parseUnary(Gaps &gaps, Attribute &result, Gap slot);
+  LogicalResult parsePrimary(Gaps &gaps, Attribute &result, Gap slot);
   LogicalResult parseList(Gaps &gaps, char close,
                           SmallVectorImpl<Attribute> &elements);
-  LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result);
+  LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result,
+                            Gap slot);
   LogicalResult lookupRegister(StringRef name, Value &value,
                                StringRef &component);
 
@@ -583,6 +627,8 @@ private:
   }
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
+  /// The gap learned for each style slot (see matchesStyle).
+  std::array<std::optional<StringRef>, kNumGaps> style{};
   SmallString<64> triviaKey;
   /// Attributes that recur across files, kept with the context.
   ImportCache &cache = ImportCache::get(ctx);
@@ -614,9 +660,19 @@ OwningOpRef<Operation *> Parser::parseModule() {
       return nullptr;
   }
   gaps.push_back(tok.gap); // trivia before the end of the file
+  gaps.styled = false;
   setTrivia(*module, gaps);
   if (failedAlready)
     return nullptr;
+  SmallVector<NamedAttribute, kNumGaps> learned;
+  for (unsigned slot = kFirstStyleGap; slot < kNumGaps; ++slot)
+    if (style[slot])
+      learned.emplace_back(
+          builder.getStringAttr(styleGapName(Gap(slot))),
+          builder.getStringAttr(*style[slot]));
+  if (!learned.empty())
+    (*module)->setDiscardableAttr(kStyleAttrName,
+                                  builder.getDictionaryAttr(learned));
   llvm::SetVector<StringRef> undeclared;
   collectUndeclaredSymbols(*module, undeclared);
   if (!undeclared.empty()) {
@@ -870,7 +926,7 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
     take(gaps);
     bool saved = allowRegisters;
     allowRegisters = false;
-    LogicalResult parsed = parseExpr(gaps, init);
+    LogicalResult parsed = parseExpr(gaps, init, kUnstyled);
     allowRegisters = saved;
     if (failed(parsed))
       return failure();
@@ -937,8 +993,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     Gaps itemGaps;
     Location itemLoc = loc();
     if (tok.kind == TokKind::Word && peek().is(':')) {
-      StringRef label = take(itemGaps).text;
-      take(itemGaps);
+      StringRef label = take(itemGaps, Gap::LabelLine).text;
+      take(itemGaps, Gap::None);
       createWithTrivia<LabelOp>(itemLoc, itemGaps,
                                 StringAttr::get(ctx, label));
       continue;
@@ -947,15 +1003,17 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     SmallVector<int32_t, 64> rowTypes, rowSizes;
     SmallVector<Attribute, 64> values;
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
-      take(itemGaps);
+      take(itemGaps, Gap::DataLine);
       statementOperators = 0;
       size_t before = values.size();
+      Gap slot = Gap::DataValue1;
       do {
         Attribute value;
-        if (failed(parseExpr(itemGaps, value)))
+        if (failed(parseExpr(itemGaps, value, slot)))
           return failure();
         values.push_back(value);
-      } while (tok.is(',') && (take(itemGaps), true));
+        slot = Gap::DataValue;
+      } while (tok.is(',') && (take(itemGaps, Gap::None), true));
       rowTypes.push_back(int32_t(*type));
       rowSizes.push_back(int32_t(values.size() - before));
     }
@@ -1032,11 +1090,11 @@ LogicalResult Parser::parseStatement() {
 
 LogicalResult Parser::parseReg(Gaps &gaps) {
   Location location = loc();
-  take(gaps);
+  take(gaps, Gap::RegLine);
   ScalarType scalar;
   unsigned vecWidth;
   StringRef typeStart = tok.text;
-  if (failed(parseType(gaps, scalar, vecWidth)))
+  if (failed(parseType(gaps, scalar, vecWidth, Gap::RegType)))
     return failure();
   if (scalar == ScalarType::pred && vecWidth != 1)
     return error(typeStart, "predicate registers cannot be vectors");
@@ -1045,15 +1103,17 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
   SmallVector<int64_t> counts;
   SmallVector<StringRef> nameTexts;
   int64_t total = 0;
+  Gap nameSlot = Gap::RegName1;
   do {
     StringRef name;
-    if (failed(expectWord(gaps, "a register name", name)))
+    if (failed(expectWord(gaps, "a register name", name, nameSlot)))
       return failure();
+    nameSlot = Gap::RegName;
     int64_t count = -1;
     if (tok.is('<')) {
-      take(gaps);
+      take(gaps, Gap::None);
       StringRef countText = tok.text;
-      if (failed(expectInt(gaps, "a register count", count)))
+      if (failed(expectInt(gaps, "a register count", count, Gap::None)))
         return failure();
       if (count > kMaxRegisterRange)
         return error(countText, "register range " + name + "<" + countText +
@@ -1064,15 +1124,17 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
       if (fileRegisters > kMaxRegisterRange)
         return error(countText, "the file declares more than " +
                                     Twine(kMaxRegisterRange) + " registers");
-      if (failed(expectPunct('>', gaps, "after the register count")))
+      if (failed(expectPunct('>', gaps, "after the register count",
+                             Gap::None)))
         return failure();
     }
     names.push_back(StringAttr::get(ctx, name));
     nameTexts.push_back(name);
     counts.push_back(count);
     total += count < 0 ? 1 : count;
-  } while (tok.is(',') && (take(gaps), true));
-  if (failed(expectPunct(';', gaps, "after a register declaration")))
+  } while (tok.is(',') && (take(gaps, Gap::None), true));
+  if (failed(expectPunct(';', gaps, "after a register declaration",
+                         Gap::None)))
     return failure();
   auto reg = RegOp::create(builder, location, SmallVector<Type>(total, type),
                            TypeAttr::get(type), ArrayAttr::get(ctx, names),
@@ -1094,27 +1156,29 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
 
 LogicalResult Parser::parseLoc(Gaps &gaps) {
   Location location = loc();
-  take(gaps);
+  take(gaps, Gap::LocLine);
   unsigned file, line, column;
-  if (failed(expectInt(gaps, "a file number", file)) ||
-      failed(expectInt(gaps, "a line number", line)) ||
-      failed(expectInt(gaps, "a column number", column)))
+  if (failed(expectInt(gaps, "a file number", file, Gap::LocFile)) ||
+      failed(expectInt(gaps, "a line number", line, Gap::LocNumber)) ||
+      failed(expectInt(gaps, "a column number", column, Gap::LocNumber)))
     return failure();
   FlatSymbolRefAttr functionName;
   DenseI64ArrayAttr inlinedAt;
   if (tok.is(',') && peek().isWord("function_name")) {
-    take(gaps);
-    take(gaps);
+    take(gaps, Gap::None);
+    take(gaps, Gap::LocKeyword);
     StringRef name;
-    if (failed(expectWord(gaps, "a function name label", name)))
+    if (failed(expectWord(gaps, "a function name label", name,
+                          Gap::LocKeyword)))
       return failure();
     functionName = FlatSymbolRefAttr::get(ctx, name);
     if (tok.is(',') && peek().isWord("inlined_at")) {
-      take(gaps);
-      take(gaps);
+      take(gaps, Gap::None);
+      take(gaps, Gap::LocKeyword);
       int64_t values[3];
       for (int64_t &value : values)
-        if (failed(expectInt(gaps, "a file, line or column number", value)))
+        if (failed(expectInt(gaps, "a file, line or column number", value,
+                             Gap::LocNumber)))
           return failure();
       inlinedAt = builder.getDenseI64ArrayAttr(values);
     }
@@ -1138,8 +1202,12 @@ LogicalResult Parser::parsePragma(Gaps &gaps, Location location) {
 /// `.calltargets` or `.callprototype`.
 LogicalResult Parser::parseLabeled(Gaps &gaps) {
   Location location = loc();
-  StringRef name = take(gaps).text;
-  take(gaps); // ':'
+  StringRef name = take(gaps, Gap::LabelLine).text;
+  take(gaps, Gap::None); // ':'
+  // Only plain labels follow the style.
+  if (tok.isWord(".branchtargets") || tok.isWord(".calltargets") ||
+      tok.isWord(".callprototype"))
+    gaps.styled = false;
   if (tok.isWord(".branchtargets") || tok.isWord(".calltargets")) {
     bool branch = take(gaps).text == ".branchtargets";
     SmallVector<Attribute> targets;
@@ -1196,10 +1264,12 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   Location location = loc();
   Value guard;
   bool negated = false;
+  Gap opcodeSlot = Gap::InstLine;
   if (tok.is('@')) {
-    take(gaps);
+    take(gaps, Gap::InstLine);
+    opcodeSlot = Gap::InstOpcode;
     if (tok.is('!')) {
-      take(gaps);
+      take(gaps, Gap::None);
       negated = true;
     }
     if (tok.kind != TokKind::Word ||
@@ -1215,7 +1285,7 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
       return failure();
     if (!isa<PredType>(guard.getType()) || !component.empty())
       return error("the guard '" + name + "' is not a predicate register");
-    take(gaps);
+    take(gaps, Gap::None);
   }
   if (tok.kind != TokKind::Word || !llvm::isAlpha(tok.text.front()))
     return error("expected an instruction opcode, found " + describe(tok));
@@ -1232,20 +1302,23 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
                       builder.getStrArrayAttr(ArrayRef(parts).drop_front())};
   }
   auto [mnemonic, modifiers] = cached->second;
-  take(gaps);
+  take(gaps, opcodeSlot);
   SmallVector<Attribute, 8> operands;
   instRegisters.clear();
   allowRegisters = true;
   if (!tok.is(';')) {
+    Gap slot = Gap::InstOperand1;
     do {
       Attribute operand;
-      if (failed(parseExpr(gaps, operand)))
+      if (failed(parseExpr(gaps, operand, slot)))
         return failure();
       operands.push_back(operand);
-    } while (tok.is(',') && (take(gaps), true));
+      slot = Gap::InstOperand;
+    } while (tok.is(',') && (take(gaps, Gap::None), true));
   }
   allowRegisters = false;
-  if (failed(expectPunct(';', gaps, "at the end of the instruction")))
+  if (failed(expectPunct(';', gaps, "at the end of the instruction",
+                         Gap::None)))
     return failure();
   // Built with its trivia in one go: setting an attribute afterwards would
   // rebuild the op's attribute dictionary.
@@ -1362,9 +1435,9 @@ static StringRef binaryOperatorOf(const Token &token) {
   return token.text;
 }
 
-LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
+LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result, Gap slot,
                                 unsigned minPrecedence) {
-  if (failed(parseUnary(gaps, result)))
+  if (failed(parseUnary(gaps, result, slot)))
     return failure();
   // A chain like 1+1+...+1 nests to the left without recursing here; the
   // tree it builds is walked recursively later, so the operators of one
@@ -1377,58 +1450,62 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result,
     if (++statementOperators > kMaxOperators)
       return error("expression with more than " + Twine(kMaxOperators) +
                    " operators");
-    take(gaps);
+    // As the exporter spaces them: `a+b`, `a - b`... (see renderExpr).
+    Gap spacing = op == "+" || op == "-" || op == "|" ? Gap::None : Gap::Space;
+    take(gaps, spacing);
     Attribute rhs;
-    if (failed(parseExpr(gaps, rhs, precedence + 1)))
+    if (failed(parseExpr(gaps, rhs, spacing, precedence + 1)))
       return failure();
     result = BinaryAttr::get(ctx, op, result, rhs);
   }
 }
 
-LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result) {
+LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result, Gap slot) {
   Nest nest(*this);
   if (failed(checkNesting()))
     return failure();
   if (tok.is('!')) {
-    take(gaps);
+    take(gaps, slot);
     Attribute operand;
-    if (failed(parseUnary(gaps, operand)))
+    if (failed(parseUnary(gaps, operand, Gap::None)))
       return failure();
     result = NotAttr::get(ctx, operand);
     return success();
   }
   if (tok.is('~') || (tok.is('-') && peek().kind != TokKind::Number)) {
-    StringRef op = take(gaps).text;
+    StringRef op = take(gaps, slot).text;
     Attribute operand;
-    if (failed(parseUnary(gaps, operand)))
+    if (failed(parseUnary(gaps, operand, Gap::None)))
       return failure();
     result = UnaryAttr::get(ctx, op, operand);
     return success();
   }
   if (tok.is('-')) {
-    take(gaps);
-    return parseNumber(gaps, /*negative=*/true, result);
+    take(gaps, slot);
+    return parseNumber(gaps, /*negative=*/true, result, Gap::None);
   }
-  return parsePrimary(gaps, result);
+  return parsePrimary(gaps, result, slot);
 }
 
 LogicalResult Parser::parseList(Gaps &gaps, char close,
                                 SmallVectorImpl<Attribute> &elements) {
   if (!tok.is(close)) {
+    Gap slot = Gap::None;
     do {
       Attribute element;
-      if (failed(parseExpr(gaps, element)))
+      if (failed(parseExpr(gaps, element, slot)))
         return failure();
       elements.push_back(element);
-    } while (tok.is(',') && (take(gaps), true));
+      slot = Gap::Space;
+    } while (tok.is(',') && (take(gaps, Gap::None), true));
   }
-  return expectPunct(close, gaps, "to close the list");
+  return expectPunct(close, gaps, "to close the list", Gap::None);
 }
 
-LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
+LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
   SmallVector<Attribute, 4> elements;
   if (tok.is('[') || tok.is('{') || tok.is('(')) {
-    char open = take(gaps).text[0];
+    char open = take(gaps, slot).text[0];
     char close = open == '[' ? ']' : open == '{' ? '}' : ')';
     if (failed(parseList(gaps, close, elements)))
       return failure();
@@ -1441,15 +1518,15 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
     return success();
   }
   if (tok.kind == TokKind::Number) {
-    if (failed(parseNumber(gaps, /*negative=*/false, result)))
+    if (failed(parseNumber(gaps, /*negative=*/false, result, slot)))
       return failure();
     // In initializers, `0xff(sym)` masks the bytes of an address.
     if (!allowRegisters && tok.is('(')) {
       elements.push_back(result);
-      take(gaps);
+      take(gaps, Gap::None);
       Attribute operand;
-      if (failed(parseExpr(gaps, operand)) ||
-          failed(expectPunct(')', gaps, "to close the mask")))
+      if (failed(parseExpr(gaps, operand, Gap::None)) ||
+          failed(expectPunct(')', gaps, "to close the mask", Gap::None)))
         return failure();
       elements.push_back(operand);
       result = FuncExprAttr::get(ctx, StringAttr::get(ctx, "mask"), elements);
@@ -1460,7 +1537,7 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
     return error("expected an operand, found " + describe(tok));
   StringRef word = tok.text;
   if (word == "_") {
-    take(gaps);
+    take(gaps, slot);
     result = SinkAttr::get(ctx);
     return success();
   }
@@ -1469,7 +1546,7 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
     StringRef component;
     if (failed(lookupRegister(word, value, component)))
       return failure();
-    take(gaps);
+    take(gaps, slot);
     result = component.empty()
                  ? regRef(instRegisters.size())
                  : Attribute(RegRefAttr::get(ctx, instRegisters.size(),
@@ -1479,9 +1556,9 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
   }
   if (word.starts_with("%"))
     return error("a register cannot appear here");
-  take(gaps);
+  take(gaps, slot);
   if ((word == "generic" || word == "mask") && tok.is('(')) {
-    take(gaps);
+    take(gaps, Gap::None);
     if (failed(parseList(gaps, ')', elements)))
       return failure();
     result = FuncExprAttr::get(ctx, StringAttr::get(ctx, word), elements);
@@ -1500,7 +1577,7 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result) {
 }
 
 LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
-                                  Attribute &result) {
+                                  Attribute &result, Gap slot) {
   StringRef text = tok.text;
   // Fast path: a small plain decimal (the vast majority of immediates).
   if (!negative && text.size() <= 3 && (text.size() == 1 || text[0] != '0') &&
@@ -1512,7 +1589,7 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     if (!cached)
       cached = ImmAttr::get(ctx, uint64_t(value), false, IntFormat::dec,
                             false, 0);
-    take(gaps);
+    take(gaps, slot);
     result = cached;
     return success();
   }
@@ -1535,7 +1612,7 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     if (lower && upper)
       return error(Twine("hex digits of '") + text +
                    "' mix upper and lower case");
-    take(gaps);
+    take(gaps, slot);
     result = FloatImmAttr::get(ctx, bits, isDouble,
                                text[1] == 'F' || text[1] == 'D', lower);
     return success();
@@ -1554,7 +1631,7 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     if (formatDecimalFloat(attr) != text)
       return error(Twine("floating-point literal '") + text +
                    "' has more digits than a double keeps");
-    take(gaps);
+    take(gaps, slot);
     result = attr;
     return success();
   }
@@ -1599,7 +1676,7 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
   unsigned written = format == IntFormat::oct ? digits.size() + 1 : digits.size();
   if (format == IntFormat::oct)
     minimal += 1;
-  take(gaps);
+  take(gaps, slot);
   unsigned digitsAttr = written == minimal ? 0 : written;
   // Small plain decimals repeat all over a kernel: cache their attributes.
   if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr &&
@@ -1627,6 +1704,9 @@ void pyptx::registerImportPTXTranslation() {
   TranslateToMLIRRegistration registration(
       "import-ptx", "parse PTX text into the pyptx dialect",
       [](llvm::SourceMgr &sourceMgr, MLIRContext *context) {
+        // The tool's context serves this one import, on one thread: unique
+        // attributes without locking (see importPTX in Import.h).
+        context->disableMultithreading();
         return importPTX(sourceMgr, context);
       },
       [](DialectRegistry &registry) { registry.insert<PTXDialect>(); });

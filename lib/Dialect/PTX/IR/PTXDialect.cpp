@@ -1,6 +1,7 @@
 //===- PTXDialect.cpp - the pyptx dialect ---------------------------------===//
 
 #include "pyptx/Dialect/PTX/IR/PTX.h"
+#include "pyptx/Dialect/PTX/IR/PTXTrivia.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -28,11 +29,38 @@ static bool isTrivia(StringRef text) {
   return true;
 }
 
-// `pyptx.trivia` (see Target/PTX/Import.h) holds formatting only: the
-// exporter prints it between tokens, so anything else would change the PTX.
+/// `pyptx.style` (see PTXTrivia.h): a module's gap for each style slot it
+/// learned, whitespace only.
+static LogicalResult verifyStyle(Operation *op, Attribute attr) {
+  if (!isa<ModuleOp>(op))
+    return op->emitError("pyptx.style belongs on a pyptx.module");
+  auto style = dyn_cast<DictionaryAttr>(attr);
+  if (!style)
+    return op->emitError("pyptx.style must be a dictionary of strings");
+  for (NamedAttribute entry : style) {
+    std::optional<Gap> gap = symbolizeStyleGap(entry.getName().getValue());
+    if (!gap)
+      return op->emitError("pyptx.style has no slot '")
+             << entry.getName().getValue() << "'";
+    auto text = dyn_cast<StringAttr>(entry.getValue());
+    if (!text)
+      return op->emitError("pyptx.style must be a dictionary of strings");
+    if (!isStyleText(*gap, text.getValue()))
+      return op->emitError("pyptx.style slot '")
+             << entry.getName().getValue() << "' must hold "
+             << (startsLine(*gap) ? "one newline and indentation"
+                                  : "spaces and tabs only");
+  }
+  return success();
+}
+
+// `pyptx.trivia` holds formatting only: the exporter prints it between
+// tokens, so anything else would change the PTX.
 LogicalResult PTXDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
-  if (attr.getName() != "pyptx.trivia")
+  if (attr.getName() == kStyleAttrName)
+    return verifyStyle(op, attr.getValue());
+  if (attr.getName() != kTriviaAttrName)
     return op->emitError("unknown pyptx attribute '")
            << attr.getName().getValue() << "'";
   auto trivia = dyn_cast<ArrayAttr>(attr.getValue());
