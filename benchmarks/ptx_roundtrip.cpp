@@ -29,6 +29,10 @@ static cl::list<std::string> inputs(cl::Positional, cl::OneOrMore,
 static cl::opt<double> minSeconds(
     "min-seconds", cl::init(1.0),
     cl::desc("repeat each measurement for at least this long"));
+static cl::opt<std::string>
+    only("only", cl::init(""),
+         cl::desc("measure only 'import', 'export' or 'roundtrip' (for "
+                  "profiling)"));
 
 namespace {
 using Clock = std::chrono::steady_clock;
@@ -107,21 +111,24 @@ unsigned report(StringRef name, ArrayRef<Input> files) {
   // uniqued while importing one file (locations, attributes) is reused by the
   // next, or by the next round. Creating the context is not timed, nor is
   // destroying the module.
-  double importRate = measure(files, bytes, [&](const Input &file, size_t) {
+  auto skip = [](StringRef phase) {
+    return !only.empty() && only != phase;
+  };
+  double importRate = skip("import") ? 0 : measure(files, bytes, [&](const Input &file, size_t) {
     ImportContext context;
     auto start = Clock::now();
     auto module = import(context.ctx, file);
     return seconds(start);
   });
   std::string sink;
-  double exportRate = measure(files, bytes, [&](const Input &, size_t i) {
+  double exportRate = skip("export") ? 0 : measure(files, bytes, [&](const Input &, size_t i) {
     sink.clear();
     raw_string_ostream os(sink);
     auto start = Clock::now();
     (void)pyptx::exportPTX(modules[i].get(), os);
     return seconds(start);
   });
-  double roundTripRate = measure(files, bytes, [&](const Input &file, size_t) {
+  double roundTripRate = skip("roundtrip") ? 0 : measure(files, bytes, [&](const Input &file, size_t) {
     ImportContext context;
     sink.clear();
     raw_string_ostream os(sink);

@@ -35,97 +35,46 @@ struct Tok {
   Gap gap;
 };
 
-/// The tokens of one op: `head` before its body (if any), `tail` after.
-/// Token text either lives in the IR or is saved in `saver`.
-struct Rendering {
-  explicit Rendering(llvm::StringSaver &saver) : saver(saver) {}
-  SmallVector<Tok, 24> head, tail;
-  SmallVector<Tok, 24> *cur = &head;
-  llvm::StringSaver &saver;
-  /// `text` must outlive the export (IR strings and literals do).
-  void add(StringRef text, Gap gap) { cur->push_back({text, gap}); }
-  /// Adds a token built on the fly.
-  void add(const std::string &text, Gap gap) {
-    cur->push_back({saver.save(text), gap});
-  }
-  void add(const char *text, Gap gap) {
-    cur->push_back({StringRef(text), gap});
-  }
-};
+/// The output, through a local buffer (most tokens are a few bytes, and the
+/// stream may be unbuffered), and the gaps of the module's style.
+struct Writer {
+  explicit Writer(raw_ostream &os) : os(os) {}
+  raw_ostream &os;
+  static constexpr size_t kCapacity = 1 << 16;
+  std::unique_ptr<char[]> buffer{new char[kCapacity]};
+  char *cur = buffer.get(), *end = buffer.get() + kCapacity;
+  /// The last character written before the buffer's contents (0: none).
+  char flushedLast = 0;
+  /// The module's style, by slot.
+  std::array<std::optional<StringRef>, kNumGaps> style{};
 
-class Exporter {
-public:
-  Exporter(raw_ostream &os, bool canonical, MLIRContext *ctx)
-      : os(os), canonical(canonical),
-        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {
-    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
-      typeNames.push_back(
-          saver.save(("." + stringifyScalarType(ScalarType(i))).str()));
+  char lastChar() const {
+    return cur != buffer.get() ? cur[-1] : flushedLast;
+  }
+  bool atLineStart() const {
+    char last = lastChar();
+    return last == '\n' || last == 0;
   }
 
-  LogicalResult exportModule(ModuleOp module) {
-    if (failed(loadStyle(module)))
-      return failure();
-    Rendering r(saver);
-    r.add(".version", Gap::None);
-    r.add((Twine(module.getVersionMajor()) + "." +
-           Twine(module.getVersionMinor()))
-              .str(),
-          Gap::Space);
-    r.add(".target", Gap::Line);
-    for (auto [i, target] :
-         llvm::enumerate(module.getTargets().getAsValueRange<StringAttr>())) {
-      if (i)
-        r.add(",", Gap::None);
-      r.add(target, Gap::Space);
-    }
-    if (auto size = module.getAddressSize()) {
-      r.add(".address_size", Gap::Line);
-      r.add(std::to_string(*size), Gap::Space);
-    }
-    r.cur = &r.tail;
-    r.add("", Gap::Line); // the end of the file
-    ArrayRef<StringRef> trivia = triviaFor(module, r);
-    unsigned gapIndex = 0;
-    writeTokens(r.head, trivia, gapIndex, 0);
-    for (Operation &op : *module.getBodyBlock())
-      if (failed(exportOp(op, 0)))
-        return failure();
-    writeTokens(r.tail, trivia, gapIndex, 0);
-    if (trivia.empty() && !atLineStart())
-      write("\n");
-    flush();
-    return success();
-  }
-
-private:
-  //===--- Writing tokens -------------------------------------------------===//
-
-  bool atLineStart() const { return lastChar == '\n' || lastChar == 0; }
-
-  /// Output goes through a local buffer: most tokens are a few bytes, and
-  /// the stream may be unbuffered.
   void write(StringRef text) {
-    if (text.empty())
-      return;
-    // Tokens and gaps are mostly a few bytes: copy them by hand rather than
-    // through memcpy.
-    size_t size = buffer.size();
-    buffer.resize_for_overwrite(size + text.size());
-    char *out = buffer.data() + size;
-    if (text.size() > 16) {
-      memcpy(out, text.data(), text.size());
-    } else {
-      for (char c : text)
-        *out++ = c;
-    }
-    lastChar = text.back();
-    if (buffer.size() > (1u << 16))
+    size_t size = text.size();
+    if (LLVM_UNLIKELY(size_t(end - cur) < size)) {
       flush();
+      if (size > kCapacity) {
+        os.write(text.data(), size);
+        flushedLast = text.back();
+        return;
+      }
+    }
+    memcpy(cur, text.data(), size);
+    cur += size;
   }
   void flush() {
-    os.write(buffer.data(), buffer.size());
-    buffer.clear();
+    if (cur == buffer.get())
+      return;
+    flushedLast = cur[-1];
+    os.write(buffer.get(), cur - buffer.get());
+    cur = buffer.get();
   }
 
   /// Writes the module's style for a style slot, or the canonical gap.
@@ -151,7 +100,7 @@ private:
     case Gap::BlankLine:
       if (!atLineStart())
         write("\n");
-      if (gap == Gap::BlankLine && lastChar != 0)
+      if (gap == Gap::BlankLine && lastChar() != 0)
         write("\n");
       for (unsigned i = 0; i < depth; ++i)
         write("\t");
@@ -160,6 +109,84 @@ private:
       return;
     }
   }
+
+};
+
+/// The tokens of one op. An op without trivia of its own is written as it
+/// is rendered (`direct`); the others are kept, `head` before the op's body
+/// (if any) and `tail` after, until their count is checked against the
+/// trivia. Kept token text lives in the IR or is saved in `saver`.
+struct Rendering {
+  Rendering(llvm::StringSaver &saver, Writer *direct, unsigned depth)
+      : saver(saver), direct(direct), depth(depth) {}
+  SmallVector<Tok, 24> head, tail;
+  SmallVector<Tok, 24> *cur = &head;
+  llvm::StringSaver &saver;
+  Writer *direct;
+  unsigned depth;
+  /// `text` must outlive the export (IR strings and literals do).
+  void add(StringRef text, Gap gap) {
+    if (direct) {
+      direct->writeGap(gap, depth);
+      direct->write(text);
+      return;
+    }
+    cur->push_back({text, gap});
+  }
+  /// Adds a token built on the fly.
+  void add(const std::string &text, Gap gap) {
+    add(direct ? StringRef(text) : saver.save(text), gap);
+  }
+  void add(const char *text, Gap gap) { add(StringRef(text), gap); }
+};
+
+class Exporter {
+public:
+  Exporter(raw_ostream &os, bool canonical, MLIRContext *ctx)
+      : out(os), canonical(canonical),
+        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {
+    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
+      typeNames.push_back(
+          saver.save(("." + stringifyScalarType(ScalarType(i))).str()));
+  }
+
+  LogicalResult exportModule(ModuleOp module) {
+    if (failed(loadStyle(module)))
+      return failure();
+    Rendering r(saver, nullptr, 0);
+    r.add(".version", Gap::None);
+    r.add((Twine(module.getVersionMajor()) + "." +
+           Twine(module.getVersionMinor()))
+              .str(),
+          Gap::Space);
+    r.add(".target", Gap::Line);
+    for (auto [i, target] :
+         llvm::enumerate(module.getTargets().getAsValueRange<StringAttr>())) {
+      if (i)
+        r.add(",", Gap::None);
+      r.add(target, Gap::Space);
+    }
+    if (auto size = module.getAddressSize()) {
+      r.add(".address_size", Gap::Line);
+      r.add(std::to_string(*size), Gap::Space);
+    }
+    r.cur = &r.tail;
+    r.add("", Gap::Line); // the end of the file
+    ArrayRef<StringRef> trivia = triviaFor(module, r);
+    unsigned gapIndex = 0;
+    writeTokens(r.head, trivia, gapIndex, 0);
+    for (Operation &op : *module.getBodyBlock())
+      if (failed(exportOp(op, 0)))
+        return failure();
+    writeTokens(r.tail, trivia, gapIndex, 0);
+    if (trivia.empty() && !out.atLineStart())
+      out.write("\n");
+    out.flush();
+    return success();
+  }
+
+private:
+  //===--- Writing tokens -------------------------------------------------===//
 
   /// Reads the module's `pyptx.style` (ignored in canonical mode).
   LogicalResult loadStyle(ModuleOp module) {
@@ -173,7 +200,7 @@ private:
       if (!gap || !text || !isStyleText(*gap, text.getValue()))
         return module.emitError("invalid pyptx.style entry '")
                << entry.getName().getValue() << "'";
-      style[unsigned(*gap)] = text.getValue();
+      out.style[unsigned(*gap)] = text.getValue();
     }
     return success();
   }
@@ -204,16 +231,19 @@ private:
                    unsigned &gapIndex, unsigned depth) {
     for (const Tok &tok : toks) {
       if (!gaps.empty())
-        write(gaps[gapIndex++]);
+        out.write(gaps[gapIndex++]);
       else
-        writeGap(tok.gap, depth);
-      write(tok.text);
+        out.writeGap(tok.gap, depth);
+      out.write(tok.text);
     }
   }
 
-  /// Writes `r` around `body` (which writes the nested ops).
+  /// Writes `r` around `body` (which writes the nested ops); a direct
+  /// rendering is written already.
   LogicalResult emit(Operation *op, Rendering &r, unsigned depth,
                      function_ref<LogicalResult()> body = nullptr) {
+    if (r.direct)
+      return success();
     ArrayRef<StringRef> trivia = triviaFor(op, r);
     unsigned gapIndex = 0;
     writeTokens(r.head, trivia, gapIndex, depth);
@@ -226,7 +256,12 @@ private:
   //===--- Ops ------------------------------------------------------------===//
 
   LogicalResult exportOp(Operation &op, unsigned depth) {
-    Rendering r(saver);
+    // Ops without trivia (most, with a style) and without a body are written
+    // token by token; labels and functions start at depth 0.
+    bool direct = op.getNumRegions() == 0 &&
+                  (canonical || op.getRawDictionaryAttrs().empty());
+    Rendering r(saver, direct ? &out : nullptr,
+                isa<LabelOp, FuncOp>(op) ? 0 : depth);
     Gap first = depth == 0 ? Gap::BlankLine : Gap::Line;
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](FuncOp func) { return exportFunc(func, r, first); })
@@ -547,10 +582,11 @@ private:
       it->second = saver.save(opcode);
     }
     r.add(it->second, next);
+    ValueRange args = inst.getArgs();
     for (auto [i, operand] : llvm::enumerate(inst.getPtxOperands())) {
       if (i)
         r.add(",", Gap::None);
-      if (failed(renderExpr(inst, r, operand, inst.getArgs(),
+      if (failed(renderExpr(inst, r, operand, args,
                             i ? Gap::InstOperand : Gap::InstOperand1)))
         return failure();
     }
@@ -758,11 +794,9 @@ private:
     r.add(text, gap);
   }
 
-  raw_ostream &os;
-  SmallString<4096> buffer;
+  Writer out;
   bool canonical;
   StringAttr triviaName;
-  char lastChar = 0;
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver{allocator};
   llvm::DenseMap<Value, StringRef> names;
@@ -772,8 +806,6 @@ private:
   /// Spellings of 0..1023, made on first use.
   std::array<StringRef, 1024> smallInts{};
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
-  /// The module's style, by slot.
-  std::array<std::optional<StringRef>, kNumGaps> style{};
 };
 } // namespace
 

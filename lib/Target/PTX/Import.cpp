@@ -87,27 +87,38 @@ public:
       : begin(buffer.data()), cur(buffer.data()),
         end(buffer.data() + buffer.size()) {}
 
-  Token next() { return lex(); }
-
-private:
-  Token lex() {
+  /// Lexes the next token into `token` (written in place: tokens are lexed
+  /// millions of times).
+  void lex(Token &token) {
     const char *gapStart = cur;
-    if (!skipTrivia())
-      return make(TokKind::Error, gapStart, errorPos, errorPos);
-    StringRef gap(gapStart, cur - gapStart);
+    // The common gaps: none, one space, a newline and a tab or two.
+    while (cur != end && (kClasses[uint8_t(*cur)] & kSpace))
+      ++cur;
+    if (cur != end && *cur == '/' && !skipTrivia()) {
+      token.kind = TokKind::Error;
+      token.text = StringRef(errorPos, 0);
+      token.gap = StringRef(gapStart, errorPos - gapStart);
+      return;
+    }
+    token.gap = StringRef(gapStart, cur - gapStart);
     const char *start = cur;
-    if (cur == end)
-      return make(TokKind::Eof, gapStart, start, start, gap);
+    if (cur == end) {
+      token.kind = TokKind::Eof;
+      token.text = StringRef(start, 0);
+      return;
+    }
     char c = *cur;
-    bool lonePercent = c == '%' && (cur + 1 == end || !isWordChar(cur[1]));
-    if (isWordStart(c) && !lonePercent) {
+    uint8_t cls = kClasses[uint8_t(c)];
+    // (A lone `%` is the remainder operator.)
+    if ((cls & kWordStart) &&
+        (c != '%' || (cur + 1 != end && (kClasses[uint8_t(cur[1])] & kWordChar)))) {
       ++cur;
       // A directive ends at the next dot: `.reg.b32` is `.reg` `.b32`.
       if (c == '.') {
         while (cur != end && *cur != '.' &&
                (kClasses[uint8_t(*cur)] & kWordChar))
           ++cur;
-        return make(TokKind::Word, gapStart, start, cur, gap);
+        return finish(token, TokKind::Word, start);
       }
       while (true) {
         while (cur != end && (kClasses[uint8_t(*cur)] & kWordChar))
@@ -116,12 +127,13 @@ private:
           break;
         cur += 2;
       }
-      return make(TokKind::Word, gapStart, start, cur, gap);
+      return finish(token, TokKind::Word, start);
     }
-    if (kClasses[uint8_t(c)] & kDigit) {
+    if (cls & kDigit) {
+      ++cur;
       while (cur != end && (kClasses[uint8_t(*cur)] & kNumberChar))
         ++cur;
-      return make(TokKind::Number, gapStart, start, cur, gap);
+      return finish(token, TokKind::Number, start);
     }
     if (c == '"') {
       ++cur;
@@ -130,13 +142,10 @@ private:
           ++cur;
         ++cur;
       }
-      if (cur == end || *cur != '"') {
-        errorPos = start;
-        errorMessage = "unterminated string";
-        return make(TokKind::Error, gapStart, start, start, gap);
-      }
+      if (cur == end || *cur != '"')
+        return fail(token, start, "unterminated string");
       ++cur;
-      return make(TokKind::String, gapStart, start, cur, gap);
+      return finish(token, TokKind::String, start);
     }
     if (kClasses[uint8_t(c)] & kPunct) {
       ++cur;
@@ -148,24 +157,27 @@ private:
             ((c == '=' || c == '!' || c == '<' || c == '>') && d == '='))
           ++cur;
       }
-      return make(TokKind::Punct, gapStart, start, cur, gap);
+      return finish(token, TokKind::Punct, start);
     }
-    errorPos = start;
-    errorMessage = (Twine("unexpected character '") + StringRef(&c, 1) + "'")
-                       .str();
-    return make(TokKind::Error, gapStart, start, start, gap);
+    fail(token, start,
+         (Twine("unexpected character '") + StringRef(&c, 1) + "'").str());
   }
 
-public:
   const char *getBegin() const { return begin; }
   const char *errorPos = nullptr;
   std::string errorMessage;
 
 private:
-  static bool isWordStart(char c) {
-    return kClasses[uint8_t(c)] & kWordStart;
+  void finish(Token &token, TokKind kind, const char *start) {
+    token.kind = kind;
+    token.text = StringRef(start, cur - start);
   }
-  static bool isWordChar(char c) { return kClasses[uint8_t(c)] & kWordChar; }
+  void fail(Token &token, const char *at, std::string message) {
+    errorPos = at;
+    errorMessage = std::move(message);
+    token.kind = TokKind::Error;
+    token.text = StringRef(at, 0);
+  }
 
   /// Skips whitespace and comments; false on an unterminated comment.
   bool skipTrivia() {
@@ -197,15 +209,6 @@ private:
       break;
     }
     return true;
-  }
-
-  static Token make(TokKind kind, const char *, const char *start,
-                    const char *stop, StringRef gap = {}) {
-    Token token;
-    token.kind = kind;
-    token.text = StringRef(start, stop - start);
-    token.gap = gap;
-    return token;
   }
 
   const char *begin, *cur, *end;
@@ -262,7 +265,7 @@ public:
     bufferName = StringAttr::get(
         ctx, sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
                  ->getBufferIdentifier());
-    tok = lexer.next();
+    lexer.lex(tok);
   }
 
   OwningOpRef<Operation *> parseModule();
@@ -272,7 +275,7 @@ private:
 
   const Token &peek() {
     if (!hasLookahead) {
-      lookahead = lexer.next();
+      lexer.lex(lookahead);
       hasLookahead = true;
     }
     return lookahead;
@@ -280,8 +283,8 @@ private:
 
   /// Consumes the current token, recording its trivia in `gaps` and
   /// checking it against the style for `slot`.
-  Token take(Gaps &gaps, Gap slot = kUnstyled) {
-    Token taken = tok;
+  StringRef take(Gaps &gaps, Gap slot = kUnstyled) {
+    StringRef taken = tok.text;
     gaps.push_back(tok.gap);
     if (gaps.styled && !matchesStyle(slot, tok.gap))
       gaps.styled = false;
@@ -289,7 +292,7 @@ private:
       tok = lookahead;
       hasLookahead = false;
     } else {
-      tok = lexer.next();
+      lexer.lex(tok);
     }
     return taken;
   }
@@ -372,7 +375,7 @@ private:
                            Gap slot = kUnstyled) {
     if (tok.kind != TokKind::Word)
       return error(Twine("expected ") + what + ", found " + describe(tok));
-    word = take(gaps, slot).text;
+    word = take(gaps, slot);
     return success();
   }
   template <typename IntT>
@@ -514,7 +517,7 @@ private:
       if (tok.kind != TokKind::String)
         return error("expected a string after .pragma, found " +
                      describe(tok));
-      values.push_back(take(gaps).text.drop_front().drop_back());
+      values.push_back(take(gaps).drop_front().drop_back());
     } while (tok.is(',') && (take(gaps), true));
     return expectPunct(';', gaps, "after .pragma");
   }
@@ -726,7 +729,7 @@ LogicalResult Parser::parseTopLevel(Block *block) {
   Linkage linkage = Linkage::none;
   if (tok.isWord(".visible") || tok.isWord(".extern") || tok.isWord(".weak") ||
       tok.isWord(".common")) {
-    linkage = *symbolizeLinkage(take(gaps).text.drop_front());
+    linkage = *symbolizeLinkage(take(gaps).drop_front());
   }
   if (tok.isWord(".entry") || tok.isWord(".func")) {
     if (linkage == Linkage::common)
@@ -771,7 +774,7 @@ LogicalResult Parser::parseTopLevel(Block *block) {
 LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
   if (!tok.isWord(".param") && !tok.isWord(".reg"))
     return error("expected .param or .reg, found " + describe(tok));
-  StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
+  StateSpace space = *symbolizeStateSpace(take(gaps).drop_front());
   unsigned align = 0, ptrAlign = 0;
   if (failed(parseOptionalAlign(gaps, align)))
     return failure();
@@ -786,7 +789,7 @@ LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
     isPtr = true;
     if (tok.isWord(".global") || tok.isWord(".shared") ||
         tok.isWord(".const") || tok.isWord(".local"))
-      ptrSpace = *symbolizeStateSpace(take(gaps).text.drop_front());
+      ptrSpace = *symbolizeStateSpace(take(gaps).drop_front());
     if (failed(parseOptionalAlign(gaps, ptrAlign)))
       return failure();
   }
@@ -824,7 +827,7 @@ static constexpr StringLiteral kFuncDirectives[] = {
 
 LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   Location location = loc();
-  FuncKind kind = take(gaps).isWord(".entry") ? FuncKind::entry
+  FuncKind kind = take(gaps) == ".entry" ? FuncKind::entry
                                               : FuncKind::func;
   SmallVector<Attribute> params, retParams, directives;
   bool hasRetList = tok.is('(');
@@ -839,7 +842,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   while (tok.kind == TokKind::Word &&
          (llvm::is_contained(kFuncDirectives, tok.text) ||
           tok.text == ".pragma")) {
-    StringRef directive = take(gaps).text.drop_front();
+    StringRef directive = take(gaps).drop_front();
     SmallVector<Attribute> values;
     if (directive == "pragma") {
       SmallVector<StringRef> strings;
@@ -892,7 +895,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
 LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   Location location = loc();
   statementOperators = 0;
-  StateSpace space = *symbolizeStateSpace(take(gaps).text.drop_front());
+  StateSpace space = *symbolizeStateSpace(take(gaps).drop_front());
   // `.attribute(.managed)`
   SmallVector<StringRef> attributes;
   if (tok.isWord(".attribute")) {
@@ -903,7 +906,7 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
       if (tok.kind != TokKind::Word || !tok.text.starts_with("."))
         return error("expected a variable attribute such as .managed, found " +
                      describe(tok));
-      attributes.push_back(take(gaps).text.drop_front());
+      attributes.push_back(take(gaps).drop_front());
     } while (tok.is(',') && (take(gaps), true));
     if (failed(expectPunct(')', gaps, "to close .attribute")))
       return failure();
@@ -954,7 +957,7 @@ LogicalResult Parser::parseFile(Gaps &gaps) {
     return failure();
   if (tok.kind != TokKind::String)
     return error("expected a quoted file name, found " + describe(tok));
-  StringRef path = take(gaps).text.drop_front().drop_back();
+  StringRef path = take(gaps).drop_front().drop_back();
   IntegerAttr timestamp, size;
   if (tok.is(',')) {
     take(gaps);
@@ -993,7 +996,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     Gaps itemGaps;
     Location itemLoc = loc();
     if (tok.kind == TokKind::Word && peek().is(':')) {
-      StringRef label = take(itemGaps, Gap::LabelLine).text;
+      StringRef label = take(itemGaps, Gap::LabelLine);
       take(itemGaps, Gap::None);
       createWithTrivia<LabelOp>(itemLoc, itemGaps,
                                 StringAttr::get(ctx, label));
@@ -1202,14 +1205,14 @@ LogicalResult Parser::parsePragma(Gaps &gaps, Location location) {
 /// `.calltargets` or `.callprototype`.
 LogicalResult Parser::parseLabeled(Gaps &gaps) {
   Location location = loc();
-  StringRef name = take(gaps, Gap::LabelLine).text;
+  StringRef name = take(gaps, Gap::LabelLine);
   take(gaps, Gap::None); // ':'
   // Only plain labels follow the style.
   if (tok.isWord(".branchtargets") || tok.isWord(".calltargets") ||
       tok.isWord(".callprototype"))
     gaps.styled = false;
   if (tok.isWord(".branchtargets") || tok.isWord(".calltargets")) {
-    bool branch = take(gaps).text == ".branchtargets";
+    bool branch = take(gaps) == ".branchtargets";
     SmallVector<Attribute> targets;
     do {
       StringRef target;
@@ -1473,7 +1476,7 @@ LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result, Gap slot) {
     return success();
   }
   if (tok.is('~') || (tok.is('-') && peek().kind != TokKind::Number)) {
-    StringRef op = take(gaps, slot).text;
+    StringRef op = take(gaps, slot);
     Attribute operand;
     if (failed(parseUnary(gaps, operand, Gap::None)))
       return failure();
@@ -1505,7 +1508,7 @@ LogicalResult Parser::parseList(Gaps &gaps, char close,
 LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
   SmallVector<Attribute, 4> elements;
   if (tok.is('[') || tok.is('{') || tok.is('(')) {
-    char open = take(gaps, slot).text[0];
+    char open = take(gaps, slot)[0];
     char close = open == '[' ? ']' : open == '{' ? '}' : ')';
     if (failed(parseList(gaps, close, elements)))
       return failure();
