@@ -422,6 +422,15 @@ private:
     return it->second;
   }
 
+  /// `@name`. Labels and symbols recur (branch targets, debug data): one
+  /// lookup here instead of uniquing a string and then a reference.
+  FlatSymbolRefAttr symbolRef(StringRef name) {
+    FlatSymbolRefAttr &ref = symbolRefs[name];
+    if (!ref)
+      ref = FlatSymbolRefAttr::get(ctx, name);
+    return ref;
+  }
+
   /// Register operand #index, without a component.
   Attribute regRef(unsigned index) {
     while (regRefs.size() <= index)
@@ -477,12 +486,18 @@ private:
   std::optional<ScalarType> scalarTypeOf(const Token &token) {
     if (token.kind != TokKind::Word)
       return std::nullopt;
+    // Data rows repeat one type (`.b8`) thousands of times.
+    if (token.text == lastTypeName)
+      return lastType;
     auto it = cache.types.find(token.text);
     if (it == cache.types.end())
       return std::nullopt;
+    lastTypeName = token.text;
+    lastType = it->second;
     return it->second;
   }
-
+  StringRef lastTypeName;
+  ScalarType lastType = ScalarType::b8;
   Type regType(ScalarType scalar, unsigned vecWidth) {
     if (scalar == ScalarType::pred)
       return PredType::get(ctx);
@@ -562,6 +577,10 @@ private:
                           SmallVectorImpl<Attribute> &elements);
   LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result,
                             Gap slot);
+  /// `number(expr)` in an initializer: the mask of `expr`'s bytes.
+  LogicalResult parseMask(Gaps &gaps, Attribute &number);
+  /// The attribute of a plain decimal below 1000, or null.
+  Attribute smallDecimal(const Token &token);
   LogicalResult lookupRegister(StringRef name, Value &value,
                                StringRef &component);
 
@@ -630,6 +649,8 @@ private:
   }
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
+  /// Symbol references made so far (keys point into the buffer).
+  llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
   /// The gap learned for each style slot (see matchesStyle).
   std::array<std::optional<StringRef>, kNumGaps> style{};
   SmallString<64> triviaKey;
@@ -1174,7 +1195,7 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
     if (failed(expectWord(gaps, "a function name label", name,
                           Gap::LocKeyword)))
       return failure();
-    functionName = FlatSymbolRefAttr::get(ctx, name);
+    functionName = symbolRef(name);
     if (tok.is(',') && peek().isWord("inlined_at")) {
       take(gaps, Gap::None);
       take(gaps, Gap::LocKeyword);
@@ -1218,7 +1239,7 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
       StringRef target;
       if (failed(expectWord(gaps, "a target name", target)))
         return failure();
-      targets.push_back(FlatSymbolRefAttr::get(ctx, target));
+      targets.push_back(symbolRef(target));
     } while (tok.is(',') && (take(gaps), true));
     if (failed(expectPunct(';', gaps, "after the target list")))
       return failure();
@@ -1438,10 +1459,32 @@ static StringRef binaryOperatorOf(const Token &token) {
   return token.text;
 }
 
+LogicalResult Parser::parseMask(Gaps &gaps, Attribute &number) {
+  // In initializers, `0xff(sym)` masks the bytes of an address.
+  if (allowRegisters || !tok.is('('))
+    return success();
+  take(gaps, Gap::None);
+  Attribute operand;
+  if (failed(parseExpr(gaps, operand, Gap::None)) ||
+      failed(expectPunct(')', gaps, "to close the mask", Gap::None)))
+    return failure();
+  number = FuncExprAttr::get(ctx, StringAttr::get(ctx, "mask"),
+                             {number, operand});
+  return success();
+}
+
 LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result, Gap slot,
                                 unsigned minPrecedence) {
-  if (failed(parseUnary(gaps, result, slot)))
+  // Most operands of data rows, and many immediates, are a small decimal
+  // alone: no need for the unary and primary parsers.
+  if (Attribute number = smallDecimal(tok)) {
+    take(gaps, slot);
+    result = number;
+    if (failed(parseMask(gaps, result)))
+      return failure();
+  } else if (failed(parseUnary(gaps, result, slot))) {
     return failure();
+  }
   // A chain like 1+1+...+1 nests to the left without recursing here; the
   // tree it builds is walked recursively later, so the operators of one
   // statement are bounded too.
@@ -1523,18 +1566,7 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
   if (tok.kind == TokKind::Number) {
     if (failed(parseNumber(gaps, /*negative=*/false, result, slot)))
       return failure();
-    // In initializers, `0xff(sym)` masks the bytes of an address.
-    if (!allowRegisters && tok.is('(')) {
-      elements.push_back(result);
-      take(gaps, Gap::None);
-      Attribute operand;
-      if (failed(parseExpr(gaps, operand, Gap::None)) ||
-          failed(expectPunct(')', gaps, "to close the mask", Gap::None)))
-        return failure();
-      elements.push_back(operand);
-      result = FuncExprAttr::get(ctx, StringAttr::get(ctx, "mask"), elements);
-    }
-    return success();
+    return parseMask(gaps, result);
   }
   if (tok.kind != TokKind::Word)
     return error("expected an operand, found " + describe(tok));
@@ -1575,26 +1607,37 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
       return success();
     }
   }
-  result = FlatSymbolRefAttr::get(ctx, word);
+  result = symbolRef(word);
   return success();
+}
+
+Attribute Parser::smallDecimal(const Token &token) {
+  StringRef text = token.text;
+  if (token.kind != TokKind::Number || text.size() > 3 ||
+      (text.size() > 1 && text[0] == '0'))
+    return {};
+  unsigned value = 0;
+  for (char c : text) {
+    if (!llvm::isDigit(c))
+      return {};
+    value = value * 10 + unsigned(c - '0');
+  }
+  Attribute &cached = smallInts[value];
+  if (!cached)
+    cached = ImmAttr::get(ctx, uint64_t(value), false, IntFormat::dec, false,
+                          0);
+  return cached;
 }
 
 LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
                                   Attribute &result, Gap slot) {
   StringRef text = tok.text;
-  // Fast path: a small plain decimal (the vast majority of immediates).
-  if (!negative && text.size() <= 3 && (text.size() == 1 || text[0] != '0') &&
-      llvm::all_of(text, llvm::isDigit)) {
-    unsigned value = 0;
-    for (char c : text)
-      value = value * 10 + unsigned(c - '0');
-    Attribute &cached = smallInts[value];
-    if (!cached)
-      cached = ImmAttr::get(ctx, uint64_t(value), false, IntFormat::dec,
-                            false, 0);
-    take(gaps, slot);
-    result = cached;
-    return success();
+  if (!negative) {
+    if (Attribute number = smallDecimal(tok)) {
+      take(gaps, slot);
+      result = number;
+      return success();
+    }
   }
   StringRef digits = text;
   // 0f3F800000 / 0d3FF0000000000000: floats by their bits.

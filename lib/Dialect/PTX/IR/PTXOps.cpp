@@ -11,6 +11,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/StringSaver.h"
 
 using namespace mlir;
 using namespace pyptx;
@@ -639,10 +640,12 @@ public:
 
 private:
   /// One PTX block: its labels (visible in the whole block) and the
-  /// registers and variables declared so far.
+  /// registers and variables declared so far. (Names point into the IR;
+  /// DenseMaps, reused from block to block, allocate nothing per name.)
+  using Names = llvm::DenseMap<StringRef, Operation *>;
   struct Scope {
-    llvm::StringMap<Operation *> labels;
-    llvm::StringMap<Operation *> names;
+    Names labels;
+    Names names;
   };
 
   LogicalResult collectModuleSymbols() {
@@ -669,7 +672,7 @@ private:
   }
 
   /// Adds `name` to `names`. A function may be declared and then defined.
-  LogicalResult define(llvm::StringMap<Operation *> &names, StringRef name,
+  LogicalResult define(Names &names, StringRef name,
                        Operation *op, StringRef what = "redefines '") {
     auto [it, inserted] = names.try_emplace(name, op);
     if (inserted)
@@ -700,15 +703,19 @@ private:
     for (ArrayAttr list : {func.getRetParams(), func.getParams()})
       for (auto param : list.getAsRange<ParamAttr>())
         paramNames.insert(param.getName().getValue());
-    scopes.clear();
+    depth = 0;
     LogicalResult result = verifyBlock(func.getBody().front());
     paramNames.clear();
     return result;
   }
 
   LogicalResult verifyBlock(Block &block) {
-    scopes.emplace_back();
-    llvm::scope_exit popScope([&] { scopes.pop_back(); });
+    if (depth == scopes.size())
+      scopes.emplace_back();
+    Scope &scope = scopes[depth++];
+    scope.labels.clear();
+    scope.names.clear();
+    llvm::scope_exit popScope([&] { --depth; });
     // Labels and branch/call target lists are visible in their whole block
     // (and the blocks nested in it), before and after their definition.
     for (Operation &op : block) {
@@ -723,7 +730,7 @@ private:
         name = proto.getSymName();
       else
         continue;
-      if (failed(define(scopes.back().labels, name, &op)))
+      if (failed(define(scope.labels, name, &op)))
         return failure();
     }
     for (Operation &op : block) {
@@ -734,7 +741,7 @@ private:
                 if (unresolved)
                   return success();
                 for (unsigned i = 0, e = reg.getNumResults(); i < e; ++i)
-                  if (failed(declare(reg.getRegName(i), reg)))
+                  if (failed(declare(registerNames.save(reg.getRegName(i)), reg)))
                     return failure();
                 return success();
               })
@@ -768,21 +775,17 @@ private:
   }
 
   LogicalResult declare(StringRef name, Operation *op) {
-    return define(scopes.back().names, name, op, "declares '");
+    return define(scopes[depth - 1].names, name, op, "declares '");
   }
 
   LogicalResult resolve(Operation *user, StringRef name) {
-    // One hash for all the tables a name may be in.
-    uint32_t hash = llvm::StringMapImpl::hash(name);
-    auto in = [&](const auto &map) {
-      return map.find(name, hash) != map.end();
-    };
-    for (Scope &scope : llvm::reverse(scopes))
-      if (in(scope.labels) || in(scope.names))
+    for (const Scope &scope : llvm::reverse(ArrayRef(scopes).take_front(depth)))
+      if (scope.labels.contains(name) || scope.names.contains(name))
         return success();
-    if (in(paramNames) || in(moduleSymbols) || name == "WARP_SZ" ||
-        name.starts_with(".debug_") || in(undeclaredNames) ||
-        (isa<DataOp>(user) && in(functionLabels)))
+    if (paramNames.contains(name) || moduleSymbols.contains(name) ||
+        name == "WARP_SZ" || name.starts_with(".debug_") ||
+        undeclaredNames.contains(name) ||
+        (isa<DataOp>(user) && functionLabels.contains(name)))
       return success();
     if (unresolved) {
       unresolved->insert(name);
@@ -804,6 +807,9 @@ private:
   /// Resolves the symbols inside one operand expression. (A hand-written
   /// walk: the generic attribute walker is several times slower here.)
   LogicalResult verifyRef(Operation *user, Attribute expr) {
+    // The most common operands, first.
+    if (isa<RegRefAttr, ImmAttr>(expr))
+      return success();
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](FlatSymbolRefAttr symbol) {
           return resolve(user, symbol.getValue());
@@ -880,12 +886,17 @@ private:
 
   ModuleOp module;
   llvm::SetVector<StringRef> *unresolved;
-  llvm::StringSet<> undeclaredNames;
-  llvm::StringMap<Operation *> moduleSymbols;
-  llvm::StringSet<> paramNames;
-  llvm::StringSet<> functionLabels;
+  llvm::DenseSet<StringRef> undeclaredNames;
+  Names moduleSymbols;
+  llvm::DenseSet<StringRef> paramNames;
+  llvm::DenseSet<StringRef> functionLabels;
   bool collectedFunctionLabels = false;
+  /// Register names, spelled out for the scopes (which hold StringRefs).
+  llvm::BumpPtrAllocator allocator;
+  llvm::StringSaver registerNames{allocator};
+  /// The blocks being verified, innermost last: the first `depth` entries.
   SmallVector<Scope> scopes;
+  unsigned depth = 0;
 };
 } // namespace
 
