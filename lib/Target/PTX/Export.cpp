@@ -38,15 +38,48 @@ struct Tok {
 /// The output, through a local buffer (most tokens are a few bytes, and the
 /// stream may be unbuffered), and the gaps of the module's style.
 struct Writer {
-  explicit Writer(raw_ostream &os) : os(os) {}
+  explicit Writer(raw_ostream &os) : os(os) {
+    for (unsigned gap = 0; gap < kNumGaps; ++gap)
+      setGap(Gap(gap), std::nullopt);
+  }
   raw_ostream &os;
   static constexpr size_t kCapacity = 1 << 16;
   std::unique_ptr<char[]> buffer{new char[kCapacity]};
   char *cur = buffer.get(), *end = buffer.get() + kCapacity;
   /// The last character written before the buffer's contents (0: none).
   char flushedLast = 0;
-  /// The module's style, by slot.
-  std::array<std::optional<StringRef>, kNumGaps> style{};
+  /// For each gap: the text written for it, unless it breaks the line to
+  /// the op's depth (`breaksLine`). From the module's style or canonical.
+  std::array<StringRef, kNumGaps> gapText{};
+  std::array<bool, kNumGaps> breaksLine{};
+
+  /// Sets `gap`'s text: the style's, or the canonical one if none.
+  void setGap(Gap gap, std::optional<StringRef> styleText) {
+    unsigned i = unsigned(gap);
+    breaksLine[i] = false;
+    if (styleText) {
+      gapText[i] = *styleText;
+      return;
+    }
+    switch (canonicalGap(gap)) {
+    case Gap::Space:
+      gapText[i] = " ";
+      return;
+    case Gap::Newline:
+      gapText[i] = "\n";
+      return;
+    case Gap::ParamLine:
+      gapText[i] = "\n\t";
+      return;
+    case Gap::Line:
+    case Gap::BlankLine:
+      breaksLine[i] = true;
+      return;
+    default:
+      gapText[i] = "";
+      return;
+    }
+  }
 
   char lastChar() const {
     return cur != buffer.get() ? cur[-1] : flushedLast;
@@ -54,6 +87,22 @@ struct Writer {
   bool atLineStart() const {
     char last = lastChar();
     return last == '\n' || last == 0;
+  }
+
+  /// Copies a few bytes: tokens and gaps are mostly shorter than 8.
+  static void copy(char *out, const char *in, size_t size) {
+    if (size >= 8 && size <= 16) {
+      memcpy(out, in, 8);
+      memcpy(out + size - 8, in + size - 8, 8);
+    } else if (size >= 4 && size < 8) {
+      memcpy(out, in, 4);
+      memcpy(out + size - 4, in + size - 4, 4);
+    } else if (size < 4) {
+      for (size_t i = 0; i < size; ++i)
+        out[i] = in[i];
+    } else {
+      memcpy(out, in, size);
+    }
   }
 
   void write(StringRef text) {
@@ -66,8 +115,22 @@ struct Writer {
         return;
       }
     }
-    memcpy(cur, text.data(), size);
+    copy(cur, text.data(), size);
     cur += size;
+  }
+  /// Writes `gap` then `text`: the common case, with one capacity check.
+  void write(Gap gap, unsigned depth, StringRef text) {
+    StringRef gapString = gapText[unsigned(gap)];
+    if (LLVM_UNLIKELY(breaksLine[unsigned(gap)] ||
+                      size_t(end - cur) < gapString.size() + text.size())) {
+      writeGap(gap, depth);
+      write(text);
+      return;
+    }
+    copy(cur, gapString.data(), gapString.size());
+    cur += gapString.size();
+    copy(cur, text.data(), text.size());
+    cur += text.size();
   }
   void flush() {
     if (cur == buffer.get())
@@ -77,39 +140,18 @@ struct Writer {
     cur = buffer.get();
   }
 
-  /// Writes the module's style for a style slot, or the canonical gap.
   void writeGap(Gap gap, unsigned depth) {
-    if (isStyleGap(gap)) {
-      if (const std::optional<StringRef> &text = style[unsigned(gap)]) {
-        write(*text);
-        return;
-      }
-      gap = canonicalGap(gap);
-    }
-    switch (gap) {
-    case Gap::Space:
-      write(" ");
+    if (!breaksLine[unsigned(gap)]) {
+      write(gapText[unsigned(gap)]);
       return;
-    case Gap::Newline:
+    }
+    if (!atLineStart())
       write("\n");
-      return;
-    case Gap::ParamLine:
-      write("\n\t");
-      return;
-    case Gap::Line:
-    case Gap::BlankLine:
-      if (!atLineStart())
-        write("\n");
-      if (gap == Gap::BlankLine && lastChar() != 0)
-        write("\n");
-      for (unsigned i = 0; i < depth; ++i)
-        write("\t");
-      return;
-    default:
-      return;
-    }
+    if (canonicalGap(gap) == Gap::BlankLine && lastChar() != 0)
+      write("\n");
+    for (unsigned i = 0; i < depth; ++i)
+      write("\t");
   }
-
 };
 
 /// The tokens of one op. An op without trivia of its own is written as it
@@ -127,8 +169,7 @@ struct Rendering {
   /// `text` must outlive the export (IR strings and literals do).
   void add(StringRef text, Gap gap) {
     if (direct) {
-      direct->writeGap(gap, depth);
-      direct->write(text);
+      direct->write(gap, depth, text);
       return;
     }
     cur->push_back({text, gap});
@@ -200,7 +241,7 @@ private:
       if (!gap || !text || !isStyleText(*gap, text.getValue()))
         return module.emitError("invalid pyptx.style entry '")
                << entry.getName().getValue() << "'";
-      out.style[unsigned(*gap)] = text.getValue();
+      out.setGap(*gap, text.getValue());
     }
     return success();
   }
@@ -292,8 +333,9 @@ private:
         })
         .Case([&](DataOp data) {
           ArrayRef<Attribute> values = data.getValues().getValue();
+          ArrayRef<int32_t> rowTypes = data.getRowTypes();
           for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
-            r.add(typeNames[unsigned(data.getRowType(row))], Gap::DataLine);
+            r.add(typeNames[unsigned(rowTypes[row])], Gap::DataLine);
             for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
               if (i)
                 r.add(",", Gap::None);
@@ -595,12 +637,43 @@ private:
   }
 
   StringRef nameOf(Value value) {
-    auto it = names.find(value);
-    if (it != names.end())
-      return it->second;
-    StringRef name = saver.save(getRegisterName(value));
-    names.try_emplace(value, name);
-    return name;
+    auto [it, inserted] = names.try_emplace(value);
+    if (inserted)
+      it->second = spell(value);
+    return it->second;
+  }
+
+  /// A register's name: `%r12` is register 12 of `%r<N>`, spelled here
+  /// without building a std::string (kernels name many thousands).
+  StringRef spell(Value value) {
+    auto result = dyn_cast<OpResult>(value);
+    auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp();
+    if (!reg)
+      return saver.save(getRegisterName(value));
+    unsigned index = result.getResultNumber();
+    for (auto [name, count] :
+         llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
+                   reg.getCounts())) {
+      if (count < 0) {
+        if (index == 0)
+          return name;
+        --index;
+        continue;
+      }
+      if (index < uint64_t(count)) {
+        char digits[24];
+        char *end = digits + sizeof(digits), *p = end;
+        do
+          *--p = char('0' + index % 10);
+        while (index /= 10);
+        char *text = allocator.Allocate<char>(name.size() + (end - p));
+        memcpy(text, name.data(), name.size());
+        memcpy(text + name.size(), p, end - p);
+        return StringRef(text, name.size() + (end - p));
+      }
+      index -= count;
+    }
+    return saver.save(getRegisterName(value));
   }
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,
@@ -619,6 +692,17 @@ private:
 
   LogicalResult renderExpr(Operation *op, Rendering &r, Attribute expr,
                            ValueRange registers, Gap gap) {
+    // The most common operands, first: a register without a component, a
+    // small decimal.
+    if (auto ref = dyn_cast<RegRefAttr>(expr)) {
+      if (ref.getIndex() < registers.size() && ref.getComponent().empty()) {
+        r.add(nameOf(registers[ref.getIndex()]), gap);
+        return success();
+      }
+    } else if (auto imm = dyn_cast<ImmAttr>(expr)) {
+      renderInteger(r, imm, gap);
+      return success();
+    }
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](RegRefAttr ref) -> LogicalResult {
           if (ref.getIndex() >= registers.size())
@@ -754,17 +838,25 @@ private:
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
-    if (imm.getNegative()) {
+    // An immediate's digits are spelled once per distinct attribute.
+    auto [it, inserted] = immediates.try_emplace(imm);
+    if (inserted)
+      it->second = {imm.getNegative(), spellInteger(imm)};
+    auto [negative, digits] = it->second;
+    if (negative) {
       r.add("-", gap);
       gap = Gap::None;
     }
+    r.add(digits, gap);
+  }
+
+  /// The digits of `imm`, with its radix prefix and suffix, without sign.
+  StringRef spellInteger(ImmAttr imm) {
     uint64_t value = imm.getMagnitude();
     unsigned width = imm.getDigits();
     if (imm.getFormat() == IntFormat::dec && !width &&
-        !imm.getUnsignedSuffix()) {
-      r.add(number(value), gap);
-      return;
-    }
+        !imm.getUnsignedSuffix())
+      return number(value);
     std::string text;
     switch (imm.getFormat()) {
     case IntFormat::dec:
@@ -791,7 +883,7 @@ private:
     }
     if (imm.getUnsignedSuffix())
       text += "U";
-    r.add(text, gap);
+    return saver.save(text);
   }
 
   Writer out;
@@ -806,6 +898,8 @@ private:
   /// Spellings of 0..1023, made on first use.
   std::array<StringRef, 1024> smallInts{};
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
+  /// Each immediate's sign and digits.
+  llvm::DenseMap<Attribute, std::pair<bool, StringRef>> immediates;
 };
 } // namespace
 
