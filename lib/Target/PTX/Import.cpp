@@ -468,18 +468,31 @@ private:
     return attr;
   }
 
-  /// Creates an op of type OpT from its build() arguments, with its trivia,
-  /// without looking its name up or rebuilding its attribute dictionary.
-  template <typename OpT, typename... Args>
-  OpT createWithTrivia(Location location, const Gaps &gaps, Args &&...args) {
+  /// Creates an op of type OpT (without regions) from its properties,
+  /// straight through Operation::create: the frequent ops skip filling and
+  /// tearing down an OperationState.
+  template <typename OpT>
+  OpT createFromProperties(Location location, const Gaps &gaps,
+                           typename OpT::Properties &properties,
+                           TypeRange results = {}, ValueRange operands = {}) {
+    Operation *op = Operation::create(
+        location, opName<OpT>(), results, operands, triviaDictionary(gaps),
+        OpaqueProperties(&properties), {}, 0);
+    builder.insert(op);
+    return cast<OpT>(op);
+  }
+
+  template <typename OpT> OperationName opName() {
     std::optional<OperationName> &name = cache.opNames[TypeID::get<OpT>()];
     if (!name)
       name.emplace(OpT::getOperationName(), ctx);
-    OperationState state(location, *name);
-    OpT::build(builder, state, std::forward<Args>(args)...);
-    if (!gaps.styled)
-      state.attributes = NamedAttrList(triviaDictionary(gaps));
-    return cast<OpT>(builder.create(state));
+    return *name;
+  }
+
+  void createLabel(Location location, const Gaps &gaps, StringRef name) {
+    LabelOp::Properties properties;
+    properties.setSymName(StringAttr::get(ctx, name));
+    createFromProperties<LabelOp>(location, gaps, properties);
   }
 
   /// The type a `.b32`-style word names, if any.
@@ -657,7 +670,6 @@ private:
   /// Attributes that recur across files, kept with the context.
   ImportCache &cache = ImportCache::get(ctx);
   llvm::StringMap<DictionaryAttr> &triviaCache = cache.trivia;
-  OperationName instName{InstOp::getOperationName(), ctx};
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> &opcodeCache =
       cache.opcodes;
   SmallVector<Attribute, 16> &regRefs = cache.regRefs;
@@ -1019,8 +1031,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     if (tok.kind == TokKind::Word && peek().is(':')) {
       StringRef label = take(itemGaps, Gap::LabelLine);
       take(itemGaps, Gap::None);
-      createWithTrivia<LabelOp>(itemLoc, itemGaps,
-                                StringAttr::get(ctx, label));
+      createLabel(itemLoc, itemGaps, label);
       continue;
     }
     // A run of data lines, up to the next label or the closing brace.
@@ -1045,10 +1056,11 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       return error("expected a data directive such as .b8 or a label in "
                    "the section, found " +
                    describe(tok));
-    createWithTrivia<DataOp>(itemLoc, itemGaps,
-                             builder.getDenseI32ArrayAttr(rowTypes),
-                             builder.getDenseI32ArrayAttr(rowSizes),
-                             ArrayAttr::get(ctx, values));
+    DataOp::Properties properties;
+    properties.setRowTypes(builder.getDenseI32ArrayAttr(rowTypes));
+    properties.setRowSizes(builder.getDenseI32ArrayAttr(rowSizes));
+    properties.setValues(ArrayAttr::get(ctx, values));
+    createFromProperties<DataOp>(itemLoc, itemGaps, properties);
   }
   allowRegisters = saved;
   take(gaps);
@@ -1160,10 +1172,12 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
   if (failed(expectPunct(';', gaps, "after a register declaration",
                          Gap::None)))
     return failure();
-  auto reg = RegOp::create(builder, location, SmallVector<Type>(total, type),
-                           TypeAttr::get(type), ArrayAttr::get(ctx, names),
-                           builder.getDenseI64ArrayAttr(counts));
-  setTrivia(reg, gaps);
+  RegOp::Properties properties;
+  properties.setType(TypeAttr::get(type));
+  properties.setNames(ArrayAttr::get(ctx, names));
+  properties.setCounts(builder.getDenseI64ArrayAttr(counts));
+  auto reg = createFromProperties<RegOp>(
+      location, gaps, properties, SmallVector<Type>(total, type));
   RegScope &scope = scopes.back();
   unsigned result = 0;
   for (auto [name, count] : llvm::zip(nameTexts, counts)) {
@@ -1207,8 +1221,13 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
       inlinedAt = builder.getDenseI64ArrayAttr(values);
     }
   }
-  createWithTrivia<LocOp>(location, gaps, ui32(file), ui32(line), ui32(column),
-                          functionName, inlinedAt);
+  LocOp::Properties properties;
+  properties.setFile(ui32(file));
+  properties.setLine(ui32(line));
+  properties.setColumn(ui32(column));
+  properties.setFunctionName(functionName);
+  properties.setInlinedAt(inlinedAt);
+  createFromProperties<LocOp>(location, gaps, properties);
   return success();
 }
 
@@ -1278,7 +1297,7 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
     setTrivia(op, gaps);
     return success();
   }
-  createWithTrivia<LabelOp>(location, gaps, StringAttr::get(ctx, name));
+  createLabel(location, gaps, name);
   return success();
 }
 
@@ -1344,10 +1363,6 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   if (failed(expectPunct(';', gaps, "at the end of the instruction",
                          Gap::None)))
     return failure();
-  // Built with its trivia in one go: setting an attribute afterwards would
-  // rebuild the op's attribute dictionary.
-  // Straight to Operation::create: no OperationState to fill and tear
-  // down for the most common op.
   InstOp::Properties properties;
   properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
   properties.setMnemonic(mnemonic);
@@ -1359,9 +1374,7 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   if (guard)
     allOperands.push_back(guard);
   allOperands.append(instRegisters.begin(), instRegisters.end());
-  builder.insert(Operation::create(location, instName, {}, allOperands,
-                                   triviaDictionary(gaps),
-                                   OpaqueProperties(&properties), {}, 0));
+  createFromProperties<InstOp>(location, gaps, properties, {}, allOperands);
   return success();
 }
 
