@@ -52,6 +52,8 @@ struct Writer {
   /// the op's depth (`breaksLine`). From the module's style or canonical.
   std::array<StringRef, kNumGaps> gapText{};
   std::array<bool, kNumGaps> breaksLine{};
+  /// The style's line gaps, by styleKey(slot, depth).
+  std::array<std::optional<StringRef>, kNumStyleKeys> lineStyle{};
 
   /// Sets `gap`'s text: the style's, or the canonical one if none.
   void setGap(Gap gap, std::optional<StringRef> styleText) {
@@ -119,11 +121,11 @@ struct Writer {
     cur += size;
   }
   /// Writes `gap` then `text`: the common case, with one capacity check.
-  void write(Gap gap, unsigned depth, StringRef text) {
+  void write(Gap gap, unsigned depth, unsigned styleDepth, StringRef text) {
     StringRef gapString = gapText[unsigned(gap)];
     if (LLVM_UNLIKELY(breaksLine[unsigned(gap)] ||
                       size_t(end - cur) < gapString.size() + text.size())) {
-      writeGap(gap, depth);
+      writeGap(gap, depth, styleDepth);
       write(text);
       return;
     }
@@ -140,10 +142,19 @@ struct Writer {
     cur = buffer.get();
   }
 
-  void writeGap(Gap gap, unsigned depth) {
+  /// `depth` indents a canonical line; `styleDepth` (the op's nesting
+  /// depth) picks the style's line gap.
+  void writeGap(Gap gap, unsigned depth, unsigned styleDepth) {
     if (!breaksLine[unsigned(gap)]) {
       write(gapText[unsigned(gap)]);
       return;
+    }
+    if (isStyleGap(gap) && styleDepth <= kMaxStyleDepth) {
+      if (const std::optional<StringRef> &text =
+              lineStyle[styleKey(gap, styleDepth)]) {
+        write(*text);
+        return;
+      }
     }
     if (!atLineStart())
       write("\n");
@@ -159,17 +170,19 @@ struct Writer {
 /// (if any) and `tail` after, until their count is checked against the
 /// trivia. Kept token text lives in the IR or is saved in `saver`.
 struct Rendering {
-  Rendering(llvm::StringSaver &saver, Writer *direct, unsigned depth)
-      : saver(saver), direct(direct), depth(depth) {}
+  Rendering(llvm::StringSaver &saver, Writer *direct, unsigned depth,
+            unsigned styleDepth)
+      : saver(saver), direct(direct), depth(depth), styleDepth(styleDepth) {}
   SmallVector<Tok, 24> head, tail;
   SmallVector<Tok, 24> *cur = &head;
   llvm::StringSaver &saver;
   Writer *direct;
-  unsigned depth;
+  /// The indentation of a canonical line, and the op's nesting depth.
+  unsigned depth, styleDepth;
   /// `text` must outlive the export (IR strings and literals do).
   void add(StringRef text, Gap gap) {
     if (direct) {
-      direct->write(gap, depth, text);
+      direct->write(gap, depth, styleDepth, text);
       return;
     }
     cur->push_back({text, gap});
@@ -194,7 +207,7 @@ public:
   LogicalResult exportModule(ModuleOp module) {
     if (failed(loadStyle(module)))
       return failure();
-    Rendering r(saver, nullptr, 0);
+    Rendering r(saver, nullptr, 0, 0);
     r.add(".version", Gap::None);
     r.add((Twine(module.getVersionMajor()) + "." +
            Twine(module.getVersionMinor()))
@@ -215,11 +228,11 @@ public:
     r.add("", Gap::Line); // the end of the file
     ArrayRef<StringRef> trivia = triviaFor(module, r);
     unsigned gapIndex = 0;
-    writeTokens(r.head, trivia, gapIndex, 0);
+    writeTokens(r.head, trivia, gapIndex, r);
     for (Operation &op : *module.getBodyBlock())
       if (failed(exportOp(op, 0)))
         return failure();
-    writeTokens(r.tail, trivia, gapIndex, 0);
+    writeTokens(r.tail, trivia, gapIndex, r);
     if (trivia.empty() && !out.atLineStart())
       out.write("\n");
     out.flush();
@@ -236,12 +249,15 @@ private:
     if (!attr || canonical)
       return success();
     for (NamedAttribute entry : attr) {
-      std::optional<Gap> gap = symbolizeStyleGap(entry.getName().getValue());
+      auto key = parseStyleKeyName(entry.getName().getValue());
       auto text = dyn_cast<StringAttr>(entry.getValue());
-      if (!gap || !text || !isStyleText(*gap, text.getValue()))
+      if (!key || !text || !isStyleText(key->first, text.getValue()))
         return module.emitError("invalid pyptx.style entry '")
                << entry.getName().getValue() << "'";
-      out.setGap(*gap, text.getValue());
+      if (startsLine(key->first))
+        out.lineStyle[styleKey(key->first, key->second)] = text.getValue();
+      else
+        out.setGap(key->first, text.getValue());
     }
     return success();
   }
@@ -269,28 +285,28 @@ private:
   }
 
   void writeTokens(ArrayRef<Tok> toks, ArrayRef<StringRef> gaps,
-                   unsigned &gapIndex, unsigned depth) {
+                   unsigned &gapIndex, const Rendering &r) {
     for (const Tok &tok : toks) {
       if (!gaps.empty())
         out.write(gaps[gapIndex++]);
       else
-        out.writeGap(tok.gap, depth);
+        out.writeGap(tok.gap, r.depth, r.styleDepth);
       out.write(tok.text);
     }
   }
 
   /// Writes `r` around `body` (which writes the nested ops); a direct
   /// rendering is written already.
-  LogicalResult emit(Operation *op, Rendering &r, unsigned depth,
+  LogicalResult emit(Operation *op, Rendering &r,
                      function_ref<LogicalResult()> body = nullptr) {
     if (r.direct)
       return success();
     ArrayRef<StringRef> trivia = triviaFor(op, r);
     unsigned gapIndex = 0;
-    writeTokens(r.head, trivia, gapIndex, depth);
+    writeTokens(r.head, trivia, gapIndex, r);
     if (body && failed(body()))
       return failure();
-    writeTokens(r.tail, trivia, gapIndex, depth);
+    writeTokens(r.tail, trivia, gapIndex, r);
     return success();
   }
 
@@ -302,13 +318,13 @@ private:
     bool direct = op.getNumRegions() == 0 &&
                   (canonical || op.getRawDictionaryAttrs().empty());
     Rendering r(saver, direct ? &out : nullptr,
-                isa<LabelOp, FuncOp>(op) ? 0 : depth);
+                isa<LabelOp, FuncOp>(op) ? 0 : depth, depth);
     Gap first = depth == 0 ? Gap::BlankLine : Gap::Line;
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
         .Case([&](FuncOp func) { return exportFunc(func, r, first); })
         .Case([&](VarOp var) {
           renderVar(var, r, first);
-          return emit(var, r, depth);
+          return emit(var, r);
         })
         .Case([&](FileOp file) {
           r.add(".file", first);
@@ -320,7 +336,7 @@ private:
             r.add(",", Gap::None);
             r.add(std::to_string(*file.getSize()), Gap::Space);
           }
-          return emit(file, r, depth);
+          return emit(file, r);
         })
         .Case([&](SectionOp section) {
           r.add(".section", first);
@@ -328,7 +344,7 @@ private:
           r.add("{", Gap::Line);
           r.cur = &r.tail;
           r.add("}", Gap::Line);
-          return emit(section, r, depth,
+          return emit(section, r,
                       [&] { return exportBlock(section.getBody(), 1); });
         })
         .Case([&](DataOp data) {
@@ -345,7 +361,7 @@ private:
             }
             values = values.drop_front(size);
           }
-          return emit(data, r, depth);
+          return emit(data, r);
         })
         .Case([&](AliasOp alias) {
           r.add(".alias", first);
@@ -353,7 +369,7 @@ private:
           r.add(",", Gap::None);
           r.add(alias.getAliasee(), Gap::Space);
           r.add(";", Gap::None);
-          return emit(alias, r, depth);
+          return emit(alias, r);
         })
         .Case([&](PragmaOp pragma) {
           r.add(".pragma", depth == 0 ? first : Gap::Line);
@@ -364,7 +380,7 @@ private:
             r.add(("\"" + value + "\"").str(), Gap::Space);
           }
           r.add(";", Gap::None);
-          return emit(pragma, r, depth);
+          return emit(pragma, r);
         })
         .Case([&](RegOp reg) {
           r.add(".reg", Gap::RegLine);
@@ -382,24 +398,24 @@ private:
             }
           }
           r.add(";", Gap::None);
-          return emit(reg, r, depth);
+          return emit(reg, r);
         })
         .Case([&](SRegOp) { return success(); })
         .Case([&](LabelOp label) {
           r.add(label.getSymName(), Gap::LabelLine);
           r.add(":", Gap::None);
-          return emit(label, r, 0);
+          return emit(label, r);
         })
         .Case([&](InstOp inst) {
           if (failed(renderInst(inst, r)))
             return failure();
-          return emit(inst, r, depth);
+          return emit(inst, r);
         })
         .Case([&](ScopeOp scope) {
           r.add("{", Gap::Line);
           r.cur = &r.tail;
           r.add("}", Gap::Line);
-          return emit(scope, r, depth, [&] {
+          return emit(scope, r, [&] {
             return exportBlock(scope.getBody(), depth + 1);
           });
         })
@@ -419,17 +435,17 @@ private:
             for (int64_t value : *inlinedAt)
               r.add(number(value), Gap::LocNumber);
           }
-          return emit(loc, r, depth);
+          return emit(loc, r);
         })
         .Case([&](BranchTargetsOp targets) {
           renderTargets(r, targets.getSymName(), ".branchtargets",
                         targets.getTargets());
-          return emit(targets, r, depth);
+          return emit(targets, r);
         })
         .Case([&](CallTargetsOp targets) {
           renderTargets(r, targets.getSymName(), ".calltargets",
                         targets.getTargets());
-          return emit(targets, r, depth);
+          return emit(targets, r);
         })
         .Case([&](CallPrototypeOp proto) {
           r.add(proto.getSymName(), Gap::Line);
@@ -442,7 +458,7 @@ private:
           if (proto.getNoreturn())
             r.add(".noreturn", Gap::Space);
           r.add(";", Gap::None);
-          return emit(proto, r, depth);
+          return emit(proto, r);
         })
         .Default([&](Operation *other) {
           return other->emitError("cannot export '")
@@ -555,12 +571,12 @@ private:
     }
     if (func.isDeclaration()) {
       r.add(";", Gap::None);
-      return emit(func, r, 0);
+      return emit(func, r);
     }
     r.add("{", Gap::Line);
     r.cur = &r.tail;
     r.add("}", Gap::Line);
-    return emit(func, r, 0, [&] { return exportBlock(func.getBody(), 1); });
+    return emit(func, r, [&] { return exportBlock(func.getBody(), 1); });
   }
 
   void renderVar(VarOp var, Rendering &r, Gap first) {

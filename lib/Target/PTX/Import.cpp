@@ -309,7 +309,9 @@ private:
     default:
       if (!isStyleGap(slot))
         return false;
-      std::optional<StringRef> &learned = style[unsigned(slot)];
+      if (startsLine(slot) && styleDepth > kMaxStyleDepth)
+        return false;
+      std::optional<StringRef> &learned = style[styleKey(slot, styleDepth)];
       if (learned)
         return *learned == gap;
       if (!isStyleText(slot, gap))
@@ -665,7 +667,9 @@ private:
   /// Symbol references made so far (keys point into the buffer).
   llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
   /// The gap learned for each style slot (see matchesStyle).
-  std::array<std::optional<StringRef>, kNumGaps> style{};
+  std::array<std::optional<StringRef>, kNumStyleKeys> style{};
+  /// The nesting depth of the statement being parsed, for line slots.
+  unsigned styleDepth = 1;
   SmallString<64> triviaKey;
   /// Attributes that recur across files, kept with the context.
   ImportCache &cache = ImportCache::get(ctx);
@@ -702,10 +706,12 @@ OwningOpRef<Operation *> Parser::parseModule() {
     return nullptr;
   SmallVector<NamedAttribute, kNumGaps> learned;
   for (unsigned slot = kFirstStyleGap; slot < kNumGaps; ++slot)
-    if (style[slot])
-      learned.emplace_back(
-          builder.getStringAttr(styleGapName(Gap(slot))),
-          builder.getStringAttr(*style[slot]));
+    for (unsigned depth = 0; depth <= kMaxStyleDepth; ++depth)
+      if (std::optional<StringRef> text = style[styleKey(Gap(slot), depth)];
+          text && (depth == 0) != startsLine(Gap(slot)))
+        learned.emplace_back(
+            builder.getStringAttr(styleKeyName(Gap(slot), depth)),
+            builder.getStringAttr(*text));
   if (!learned.empty())
     (*module)->setDiscardableAttr(kStyleAttrName,
                                   builder.getDictionaryAttr(learned));
@@ -1023,6 +1029,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   builder.setInsertionPointToEnd(block);
   bool saved = allowRegisters;
   allowRegisters = false;
+  styleDepth = 1;
   while (!tok.is('}')) {
     if (tok.kind == TokKind::Eof)
       return error("expected '}' to close the section, found end of file");
@@ -1089,6 +1096,7 @@ LogicalResult Parser::parseStatement() {
   if (failed(checkNesting()))
     return failure();
   statementOperators = 0;
+  styleDepth = scopes.size();
   Gaps gaps;
   if (tok.is('{')) {
     Location location = loc();

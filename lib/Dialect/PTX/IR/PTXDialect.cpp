@@ -38,18 +38,18 @@ static LogicalResult verifyStyle(Operation *op, Attribute attr) {
   if (!style)
     return op->emitError("pyptx.style must be a dictionary of strings");
   for (NamedAttribute entry : style) {
-    std::optional<Gap> gap = symbolizeStyleGap(entry.getName().getValue());
-    if (!gap)
+    auto key = parseStyleKeyName(entry.getName().getValue());
+    if (!key)
       return op->emitError("pyptx.style has no slot '")
              << entry.getName().getValue() << "'";
     auto text = dyn_cast<StringAttr>(entry.getValue());
     if (!text)
       return op->emitError("pyptx.style must be a dictionary of strings");
-    if (!isStyleText(*gap, text.getValue()))
+    if (!isStyleText(key->first, text.getValue()))
       return op->emitError("pyptx.style slot '")
              << entry.getName().getValue() << "' must hold "
-             << (startsLine(*gap) ? "one newline and indentation"
-                                  : "spaces and tabs only");
+             << (startsLine(key->first) ? "a newline and indentation"
+                                        : "spaces and tabs only");
   }
   return success();
 }

@@ -22,6 +22,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace pyptx {
 
@@ -100,24 +102,55 @@ inline llvm::StringRef styleGapName(Gap gap) {
   return names[unsigned(gap) - kFirstStyleGap];
 }
 
-inline std::optional<Gap> symbolizeStyleGap(llvm::StringRef name) {
-  for (unsigned i = kFirstStyleGap; i < kNumGaps; ++i)
-    if (styleGapName(Gap(i)) == name)
-      return Gap(i);
+/// A style holds one gap per slot, except for the slots that start a line:
+/// one per nesting depth of the op (1 in a function body or a section, 2 in
+/// a `{ }` block inside it, ...), up to kMaxStyleDepth.
+inline constexpr unsigned kMaxStyleDepth = 8;
+inline constexpr unsigned kNumStyleKeys = kNumGaps * (kMaxStyleDepth + 1);
+
+/// The index of (slot, depth) in a style; depth counts for line slots only.
+inline unsigned styleKey(Gap gap, unsigned depth) {
+  return unsigned(gap) * (kMaxStyleDepth + 1) + (startsLine(gap) ? depth : 0);
+}
+
+/// The key of a style entry in `pyptx.style`: the slot name, with `@depth`
+/// for line slots at depths other than 1 (`inst_line@2`).
+inline std::string styleKeyName(Gap gap, unsigned depth) {
+  std::string name = styleGapName(gap).str();
+  if (startsLine(gap) && depth != 1)
+    name += "@" + std::to_string(depth);
+  return name;
+}
+
+/// The slot and depth a `pyptx.style` key names, if any.
+inline std::optional<std::pair<Gap, unsigned>>
+parseStyleKeyName(llvm::StringRef name) {
+  auto [slot, depthText] = name.split('@');
+  unsigned depth = 1;
+  if (name.contains('@') &&
+      (depthText.getAsInteger(10, depth) || depth > kMaxStyleDepth ||
+       depthText.starts_with("0")))
+    return std::nullopt;
+  for (unsigned i = kFirstStyleGap; i < kNumGaps; ++i) {
+    if (styleGapName(Gap(i)) != slot)
+      continue;
+    if (name.contains('@') && !startsLine(Gap(i)))
+      return std::nullopt;
+    return std::make_pair(Gap(i), startsLine(Gap(i)) ? depth : 0u);
+  }
   return std::nullopt;
 }
 
-/// Whether `text` may be a style's gap for `gap`: whitespace only, and one
-/// newline exactly where the slot starts a line.
+/// Whether `text` may be a style's gap for `gap`: spaces and tabs, after one
+/// newline where the slot starts a line.
 inline bool isStyleText(Gap gap, llvm::StringRef text) {
-  unsigned newlines = 0;
-  for (char c : text) {
-    if (c == '\n')
-      ++newlines;
-    else if (c != ' ' && c != '\t' && c != '\r')
+  if (startsLine(gap) && !text.consume_front("\n") &&
+      !text.consume_front("\r\n"))
+    return false;
+  for (char c : text)
+    if (c != ' ' && c != '\t')
       return false;
-  }
-  return newlines == (startsLine(gap) ? 1u : 0u);
+  return true;
 }
 
 } // namespace pyptx
