@@ -1493,6 +1493,46 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
+// pyptx.style: the gap each style slot gets, whitespace only.
+// expected-error @+1 {{pyptx.style has no slot 'inst_space'}}
+pyptx.module version 8.7 target sm_90a attributes {pyptx.style = {inst_space = " "}} {
+}
+
+// -----
+
+// expected-error @+1 {{pyptx.style has no slot 'inst_operand@2'}}
+pyptx.module version 8.7 target sm_90a attributes {pyptx.style = {"inst_operand@2" = " "}} {
+}
+
+// -----
+
+// expected-error @+1 {{pyptx.style slot 'inst_line@2' must hold a newline and indentation}}
+pyptx.module version 8.7 target sm_90a attributes {pyptx.style = {"inst_line@2" = "  \0A\09"}} {
+}
+
+// -----
+
+// expected-error @+1 {{pyptx.style slot 'inst_operand1' must hold spaces and tabs only}}
+pyptx.module version 8.7 target sm_90a attributes {pyptx.style = {inst_operand1 = "/* */"}} {
+}
+
+// -----
+
+// expected-error @+1 {{pyptx.style must be a dictionary of strings}}
+pyptx.module version 8.7 target sm_90a attributes {pyptx.style = {inst_line = 1}} {
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a {
+  pyptx.func entry @k() {
+    // expected-error @+1 {{pyptx.style belongs on a pyptx.module}}
+    pyptx.inst ret attributes {pyptx.style = {}}
+  }
+}
+
+// -----
+
 // Operators other than + - | take constants, not registers.
 pyptx.module version 8.7 target sm_90a {
   pyptx.func entry @k() {
