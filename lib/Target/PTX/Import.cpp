@@ -38,7 +38,8 @@ enum : uint8_t {
   kSpace = 4,
   kDigit = 8,
   kNumberChar = 16,
-  kPunct = 32
+  kPunct = 32,
+  kPairStart = 64 // may start a two-character operator
 };
 
 static constexpr std::array<uint8_t, 256> makeClasses() {
@@ -61,6 +62,9 @@ static constexpr std::array<uint8_t, 256> makeClasses() {
     for (char p : ",;:[]{}()<>+-!|@=*/%&^~")
       if (p && c == p)
         bits |= kPunct;
+    for (char p : "<>&|=!")
+      if (p && c == p)
+        bits |= kPairStart;
     table[c] = bits;
   }
   return table;
@@ -87,9 +91,9 @@ public:
       : begin(buffer.data()), cur(buffer.data()),
         end(buffer.data() + buffer.size()) {}
 
-  /// Lexes the next token into `token` (written in place: tokens are lexed
-  /// millions of times).
-  void lex(Token &token) {
+  /// Lexes the next token into `token` (written in place, and inlined into
+  /// the parser's take(): tokens are lexed millions of times).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void lex(Token &token) {
     const char *gapStart = cur;
     // The common gaps: none, one space, a newline and a tab or two.
     while (cur != end && (kClasses[uint8_t(*cur)] & kSpace))
@@ -151,7 +155,7 @@ public:
       ++cur;
       // Two-character operators of constant expressions: << >> && || == !=
       // <= >=.
-      if (cur != end) {
+      if ((cls & kPairStart) && cur != end) {
         char d = *cur;
         if (((c == '<' || c == '>' || c == '&' || c == '|') && d == c) ||
             ((c == '=' || c == '!' || c == '<' || c == '>') && d == '='))
@@ -164,6 +168,11 @@ public:
   }
 
   const char *getBegin() const { return begin; }
+  /// Where the next token starts (its gap first), and the buffer's end:
+  /// for the parser's fast path over data rows, which scans them directly.
+  const char *position() const { return cur; }
+  const char *limit() const { return end; }
+  void seek(const char *to) { cur = to; }
   const char *errorPos = nullptr;
   std::string errorMessage;
 
@@ -285,9 +294,7 @@ private:
   /// checking it against the style for `slot`.
   StringRef take(Gaps &gaps, Gap slot = kUnstyled) {
     StringRef taken = tok.text;
-    gaps.push_back(tok.gap);
-    if (gaps.styled && !matchesStyle(slot, tok.gap))
-      gaps.styled = false;
+    recordGap(gaps, tok.gap, slot);
     if (hasLookahead) {
       tok = lookahead;
       hasLookahead = false;
@@ -297,28 +304,35 @@ private:
     return taken;
   }
 
+  /// Adds `gap` to the op's trivia, checking it against the style.
+  void recordGap(Gaps &gaps, StringRef gap, Gap slot) {
+    gaps.push_back(gap);
+    if (!gaps.styled)
+      return;
+    // Inline, the common cases: no gap where none belongs, one space.
+    if (slot == Gap::None)
+      gaps.styled = gap.empty();
+    else if (slot == Gap::Space)
+      gaps.styled = gap.size() == 1 && gap[0] == ' ';
+    else
+      gaps.styled = matchesStyle(slot, gap);
+  }
+
   /// Whether `gap` is what the style puts at `slot`. A style slot learns
   /// the first plain gap it sees (see isStyleText); blank lines, comments
   /// and unusual spacing stay with the op as trivia.
   bool matchesStyle(Gap slot, StringRef gap) {
-    switch (slot) {
-    case Gap::None:
-      return gap.empty();
-    case Gap::Space:
-      return gap.size() == 1 && gap[0] == ' ';
-    default:
-      if (!isStyleGap(slot))
-        return false;
-      if (startsLine(slot) && styleDepth > kMaxStyleDepth)
-        return false;
-      std::optional<StringRef> &learned = style[styleKey(slot, styleDepth)];
-      if (learned)
-        return *learned == gap;
-      if (!isStyleText(slot, gap))
-        return false;
-      learned = gap;
-      return true;
-    }
+    if (!isStyleGap(slot) ||
+        (startsLine(slot) && styleDepth > kMaxStyleDepth))
+      return false;
+    std::optional<StringRef> &learned = style[styleKey(slot, styleDepth)];
+    if (learned)
+      return learned->size() == gap.size() &&
+             std::equal(gap.begin(), gap.end(), learned->begin());
+    if (!isStyleText(slot, gap))
+      return false;
+    learned = gap;
+    return true;
   }
 
   Location locOf(StringRef text) {
@@ -568,6 +582,7 @@ private:
   LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
   LogicalResult parseVar(Gaps &gaps, Linkage linkage);
   LogicalResult parseSection(Gaps &gaps);
+  bool scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values);
   LogicalResult parseFile(Gaps &gaps);
 
   //===--- Function bodies ------------------------------------------------===//
@@ -1015,6 +1030,78 @@ LogicalResult Parser::parseFile(Gaps &gaps) {
   return success();
 }
 
+/// The rows that make up nearly all debug data, `.b8 1, 17, 1` and
+/// `.b64 $L__tmp12`, scanned straight from the buffer: values that are small
+/// decimals or plain names, separated by commas, spaces and tabs, with the
+/// row over once the next thing is a row, a label or the closing brace.
+/// Anything else (an expression, a comment, a line break) returns false
+/// having consumed nothing, and the row goes through parseExpr.
+bool Parser::scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values) {
+  if (hasLookahead)
+    return false;
+  const char *p = lexer.position(), *end = lexer.limit();
+  struct Item {
+    StringRef gap;
+    Attribute value;
+  };
+  SmallVector<Item, 8> items;
+  while (true) {
+    const char *gapStart = p;
+    while (p != end && (*p == ' ' || *p == '\t'))
+      ++p;
+    StringRef gap(gapStart, p - gapStart);
+    const char *start = p;
+    if (p == end)
+      return false;
+    Attribute value;
+    if (llvm::isDigit(*p)) {
+      unsigned number = 0;
+      while (p != end && llvm::isDigit(*p) && p - start < 4)
+        number = number * 10 + unsigned(*p++ - '0');
+      size_t digits = p - start;
+      if (digits > 3 || (digits > 1 && *start == '0') ||
+          (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+        return false;
+      value = smallInts[number];
+      if (!value)
+        value = smallInts[number] = ImmAttr::get(ctx, uint64_t(number), false,
+                                                 IntFormat::dec, false, 0);
+    } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
+      while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
+        ++p;
+      StringRef name(start, p - start);
+      if ((p != end && *p == ':') || name == "generic" || name == "mask")
+        return false;
+      value = symbolRef(name);
+    } else {
+      return false;
+    }
+    items.push_back({gap, value});
+    if (p == end || *p != ',')
+      break;
+    ++p; // ',' right after the value: no gap before it
+  }
+  // The row ends here only if what follows starts a row (`.b8`), a label or
+  // the closing brace: an operator, a parenthesis or a comment might
+  // continue the last value.
+  const char *next = p;
+  while (next != end && (kClasses[uint8_t(*next)] & kSpace))
+    ++next;
+  if (next != end && *next != '.' && *next != '}' && *next != '$' &&
+      *next != '_' && !llvm::isAlpha(*next))
+    return false;
+  recordGap(gaps, tok.gap, Gap::DataLine);
+  for (auto [i, item] : llvm::enumerate(items)) {
+    if (i)
+      recordGap(gaps, StringRef(), Gap::None); // before the comma
+    recordGap(gaps, item.gap, i ? Gap::DataValue : Gap::DataValue1);
+    values.push_back(item.value);
+  }
+  lexer.seek(p);
+  lexer.lex(tok);
+  return true;
+}
+
 LogicalResult Parser::parseSection(Gaps &gaps) {
   Location location = loc();
   take(gaps);
@@ -1045,17 +1132,19 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     SmallVector<int32_t, 64> rowTypes, rowSizes;
     SmallVector<Attribute, 64> values;
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
-      take(itemGaps, Gap::DataLine);
-      statementOperators = 0;
       size_t before = values.size();
-      Gap slot = Gap::DataValue1;
-      do {
-        Attribute value;
-        if (failed(parseExpr(itemGaps, value, slot)))
-          return failure();
-        values.push_back(value);
-        slot = Gap::DataValue;
-      } while (tok.is(',') && (take(itemGaps, Gap::None), true));
+      if (!scanDataRow(itemGaps, values)) {
+        take(itemGaps, Gap::DataLine);
+        statementOperators = 0;
+        Gap slot = Gap::DataValue1;
+        do {
+          Attribute value;
+          if (failed(parseExpr(itemGaps, value, slot)))
+            return failure();
+          values.push_back(value);
+          slot = Gap::DataValue;
+        } while (tok.is(',') && (take(itemGaps, Gap::None), true));
+      }
       rowTypes.push_back(int32_t(*type));
       rowSizes.push_back(int32_t(values.size() - before));
     }
