@@ -418,7 +418,7 @@ private:
   /// The op's attributes: its trivia, unless the style predicts it.
   DictionaryAttr triviaDictionary(const Gaps &gaps) {
     if (gaps.styled)
-      return DictionaryAttr::get(ctx);
+      return noAttributes;
     // Most ops of a file share a handful of gap patterns: look the whole
     // array up by its joined text before building attributes.
     triviaKey.clear();
@@ -607,6 +607,8 @@ private:
                           SmallVectorImpl<Attribute> &elements);
   LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result,
                             Gap slot);
+  /// A `%` register operand.
+  LogicalResult parseRegister(Gaps &gaps, Attribute &result, Gap slot);
   /// `number(expr)` in an initializer: the mask of `expr`'s bytes.
   LogicalResult parseMask(Gaps &gaps, Attribute &number);
   /// The attribute of a plain decimal below 1000, or null.
@@ -632,15 +634,33 @@ private:
     llvm::StringMap<Value> names;
     llvm::StringMap<std::pair<Operation *, std::pair<unsigned, int64_t>>>
         ranges;
+    /// The same ranges in declaration order: a handful per function
+    /// (`%r`, `%rd`, `%f`, `%p`), compared faster than hashed.
+    struct Range {
+      StringRef prefix;
+      Operation *op;
+      unsigned first;
+      int64_t count;
+    };
+    SmallVector<Range, 8> rangeList;
     /// True once a range is declared whose name lacks the `%` prefix.
     bool rangeWithoutPercent = false;
-    Value find(StringRef name, uint32_t hash);
+    /// Single names in declaration order, compared without hashing while
+    /// there are few (nvcc declares `%SP` and `%SPL`).
+    SmallVector<std::pair<StringRef, Value>, 4> nameList;
+    void declare(StringRef name, Value value) {
+      names[name] = value;
+      nameList.emplace_back(name, value);
+    }
+    Value find(StringRef name, std::optional<uint32_t> &hash);
+    /// The range named `prefix`, if any (the latest declared).
+    const Range *findRange(StringRef prefix);
   };
   /// Registers visible at this point, innermost scope last.
   SmallVector<RegScope, 4> scopes;
   /// Finds a declared register by name in the visible scopes.
   Value findRegister(StringRef name) {
-    uint32_t hash = llvm::StringMapImpl::hash(name);
+    std::optional<uint32_t> hash; // computed if some scope has names
     for (RegScope &scope : llvm::reverse(scopes))
       if (Value value = scope.find(name, hash))
         return value;
@@ -679,6 +699,7 @@ private:
   }
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
+  DictionaryAttr noAttributes = DictionaryAttr::get(ctx);
   /// Symbol references made so far (keys point into the buffer).
   llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
   /// The gap learned for each style slot (see matchesStyle).
@@ -937,7 +958,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayAttr list : {func.getRetParams(), func.getParams()})
     for (auto param : list.getAsRange<ParamAttr>())
       if (param.getSpace() == StateSpace::reg)
-        scopes.back().names[param.getName()] = block->getArgument(argIndex++);
+        scopes.back().declare(param.getName(), block->getArgument(argIndex++));
   if (failed(parseBody(block, gaps)))
     return failure();
   setTrivia(func, gaps);
@@ -1279,10 +1300,11 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
   unsigned result = 0;
   for (auto [name, count] : llvm::zip(nameTexts, counts)) {
     if (count < 0) {
-      scope.names[name] = reg.getResult(result++);
+      scope.declare(name, reg.getResult(result++));
       continue;
     }
     scope.ranges[name] = {reg, {result, count}};
+    scope.rangeList.push_back({name, reg, result, count});
     scope.rangeWithoutPercent |= !name.starts_with("%");
     result += count;
   }
@@ -1479,10 +1501,38 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
 // Operands
 //===----------------------------------------------------------------------===//
 
-Value Parser::RegScope::find(StringRef name, uint32_t hash) {
-  auto it = names.find(name, hash);
-  if (it != names.end())
-    return it->second;
+const Parser::RegScope::Range *
+Parser::RegScope::findRange(StringRef prefix) {
+  if (rangeList.size() > 16) {
+    auto it = ranges.find(prefix);
+    if (it == ranges.end())
+      return nullptr;
+    auto [op, position] = it->second;
+    for (const Range &range : llvm::reverse(rangeList))
+      if (range.op == op && range.first == position.first)
+        return &range;
+    return nullptr;
+  }
+  for (const Range &range : llvm::reverse(rangeList))
+    if (range.prefix.size() == prefix.size() &&
+        std::equal(prefix.begin(), prefix.end(), range.prefix.begin()))
+      return &range;
+  return nullptr;
+}
+
+Value Parser::RegScope::find(StringRef name, std::optional<uint32_t> &hash) {
+  if (nameList.size() > 8) {
+    if (!hash)
+      hash = llvm::StringMapImpl::hash(name);
+    auto it = names.find(name, *hash);
+    if (it != names.end())
+      return it->second;
+  } else {
+    for (const auto &[declared, value] : llvm::reverse(nameList))
+      if (declared.size() == name.size() &&
+          std::equal(name.begin(), name.end(), declared.begin()))
+        return value;
+  }
   // Labels and parameters (`$L__BB0_22`, `k_param_1`) end in digits too:
   // skip the range lookups unless some range could match.
   if (ranges.empty() || (name.front() != '%' && !rangeWithoutPercent))
@@ -1496,15 +1546,14 @@ Value Parser::RegScope::find(StringRef name, uint32_t hash) {
     StringRef index = name.take_back(n);
     if ((index.size() > 1 && index[0] == '0') || n > 9)
       continue;
-    auto range = ranges.find(name.drop_back(n));
-    if (range == ranges.end())
+    const Range *range = findRange(name.drop_back(n));
+    if (!range)
       continue;
     uint64_t i = 0;
     for (char c : index)
       i = i * 10 + unsigned(c - '0');
-    auto [first, count] = range->second.second;
-    if (i < uint64_t(count))
-      return range->second.first->getResult(first + i);
+    if (i < uint64_t(range->count))
+      return range->op->getResult(range->first + i);
   }
   return {};
 }
@@ -1592,6 +1641,11 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result, Gap slot,
     result = number;
     if (failed(parseMask(gaps, result)))
       return failure();
+  } else if (allowRegisters && tok.kind == TokKind::Word &&
+             tok.text[0] == '%') {
+    // (Or a register, as most instruction operands are.)
+    if (failed(parseRegister(gaps, result, slot)))
+      return failure();
   } else if (failed(parseUnary(gaps, result, slot))) {
     return failure();
   }
@@ -1658,6 +1712,21 @@ LogicalResult Parser::parseList(Gaps &gaps, char close,
   return expectPunct(close, gaps, "to close the list", Gap::None);
 }
 
+LogicalResult Parser::parseRegister(Gaps &gaps, Attribute &result,
+                                    Gap slot) {
+  Value value;
+  StringRef component;
+  if (failed(lookupRegister(tok.text, value, component)))
+    return failure();
+  take(gaps, slot);
+  result = component.empty()
+               ? regRef(instRegisters.size())
+               : Attribute(RegRefAttr::get(ctx, instRegisters.size(),
+                                           component));
+  instRegisters.push_back(value);
+  return success();
+}
+
 LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
   SmallVector<Attribute, 4> elements;
   if (tok.is('[') || tok.is('{') || tok.is('(')) {
@@ -1686,19 +1755,8 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
     result = SinkAttr::get(ctx);
     return success();
   }
-  if (word.starts_with("%") && allowRegisters) {
-    Value value;
-    StringRef component;
-    if (failed(lookupRegister(word, value, component)))
-      return failure();
-    take(gaps, slot);
-    result = component.empty()
-                 ? regRef(instRegisters.size())
-                 : Attribute(RegRefAttr::get(ctx, instRegisters.size(),
-                                             component));
-    instRegisters.push_back(value);
-    return success();
-  }
+  if (word.starts_with("%") && allowRegisters)
+    return parseRegister(gaps, result, slot);
   if (word.starts_with("%"))
     return error("a register cannot appear here");
   take(gaps, slot);
