@@ -39,7 +39,8 @@ def target_of(text):
 
 def check(path, valid, tools, ptxas, tmp):
     original = open(path, "rb").read()
-    imported = run([tools["translate"], "--import-ptx", path])
+    imported = run([tools["translate"], "--import-ptx", "--pyptx-check-symbols",
+                    path])
     if imported.returncode:
         return "import failed: " + imported.stderr.decode(errors="replace")[:300]
     reprinted = run([tools["opt"]], imported.stdout)

@@ -549,7 +549,8 @@ def check(tool, data, workdir, name, timeout):
         f.write(data)
     try:
         try:
-            imp = run_tool([tool, "--import-ptx", path], timeout)
+            imp = run_tool([tool, "--import-ptx", "--pyptx-check-symbols", path],
+                           timeout)
         except subprocess.TimeoutExpired:
             return Result("failure", "hang", "hang", f"no answer within {timeout} s")
         rc = imp.returncode
@@ -561,6 +562,9 @@ def check(tool, data, workdir, name, timeout):
                           out)
         diags = [(m.group(1), int(m.group(2)), int(m.group(3)), m.group(4))
                  for m in DIAG_RE.finditer(imp.stderr)]
+        if b"internal error" in imp.stderr:
+            return Result("failure", "internal-error",
+                          "internal error: " + _stderr_signature(imp.stderr), out)
         if rc == 1:
             if not diags:
                 return Result("failure", "no-diagnostic",

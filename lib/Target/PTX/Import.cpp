@@ -14,9 +14,11 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 
 #include <array>
@@ -24,6 +26,13 @@
 
 using namespace mlir;
 using namespace pyptx;
+
+/// Test option: runs the symbol verifier's walk on every import, to check
+/// the importer's own symbol check (the corpus test and the fuzzer use it).
+static llvm::cl::opt<bool> checkSymbols(
+    "pyptx-check-symbols", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("check the importer's undeclared-name detection against "
+                   "the symbol verifier"));
 
 namespace {
 
@@ -441,10 +450,76 @@ private:
   /// `@name`. Labels and symbols recur (branch targets, debug data): one
   /// lookup here instead of uniquing a string and then a reference.
   FlatSymbolRefAttr symbolRef(StringRef name) {
+    useSymbol(name);
     FlatSymbolRefAttr &ref = symbolRefs[name];
     if (!ref)
       ref = FlatSymbolRefAttr::get(ctx, name);
     return ref;
+  }
+
+  /// Which names the file uses without declaring them (ptxas rejects such
+  /// files, but they still round-trip: the module records the names). The
+  /// dialect's symbol verifier knows, at the cost of a walk over the whole
+  /// module; this check, made while parsing, answers for nearly every file:
+  /// a name used in a function is resolved there by its parameters and the
+  /// variables declared so far in the enclosing blocks, then, when a block
+  /// ends, by its labels; what is left, and names used in sections and at
+  /// module level, by module-level names at the end (and, in sections, by
+  /// any function's names). A name still unresolved then, or a `.alias`,
+  /// sends the module through the verifier's walk, which decides.
+  struct Symbols {
+    llvm::DenseSet<StringRef> moduleNames, functionNames, params;
+    /// Unresolved names used outside functions, and whether in a section.
+    SmallVector<std::pair<StringRef, bool>, 16> pending;
+    bool needWalk = false;
+  } symbols;
+  bool inSection = false;
+
+  void useSymbol(StringRef name) {
+    if (!functionBlock) {
+      symbols.pending.emplace_back(name, inSection);
+      return;
+    }
+    if (symbols.params.contains(name))
+      return;
+    for (const RegScope &scope : scopes)
+      if (llvm::is_contained(scope.vars, name))
+        return;
+    scopes.back().pendingNames.push_back(name);
+  }
+  /// At the end of a block: its labels resolve its pending names; the rest
+  /// go to the enclosing block (or, from a function, to the module).
+  void closeSymbolScope() {
+    RegScope &scope = scopes.back();
+    for (StringRef name : scope.pendingNames) {
+      if (scope.labels.contains(name))
+        continue;
+      if (scopes.size() > 1)
+        scopes[scopes.size() - 2].pendingNames.push_back(name);
+      else
+        symbols.pending.emplace_back(name, false);
+    }
+  }
+  /// Declares a label (or a target or prototype list) of the current block.
+  void declareLabel(StringRef name, bool isLabel) {
+    if (!functionBlock) {
+      symbols.moduleNames.insert(name); // a section's label
+      return;
+    }
+    scopes.back().labels.insert(name);
+    if (isLabel)
+      symbols.functionNames.insert(name);
+  }
+  /// True if every name used is declared (so that the walk can be skipped).
+  bool allSymbolsDeclared() {
+    if (symbols.needWalk)
+      return false;
+    for (auto [name, inSectionData] : symbols.pending)
+      if (!symbols.moduleNames.contains(name) && name != "WARP_SZ" &&
+          !name.starts_with(".debug_") &&
+          !(inSectionData && symbols.functionNames.contains(name)))
+        return false;
+    return true;
   }
 
   /// Register operand #index, without a component.
@@ -645,6 +720,11 @@ private:
     SmallVector<Range, 8> rangeList;
     /// True once a range is declared whose name lacks the `%` prefix.
     bool rangeWithoutPercent = false;
+    /// For the symbol check (see Symbols): the variables declared so far,
+    /// the labels, and the names used here not resolved yet.
+    SmallVector<StringRef, 4> vars;
+    llvm::DenseSet<StringRef> labels;
+    SmallVector<StringRef, 8> pendingNames;
     /// Single names in declaration order, compared without hashing while
     /// there are few (nvcc declares `%SP` and `%SPL`).
     SmallVector<std::pair<StringRef, Value>, 4> nameList;
@@ -752,7 +832,15 @@ OwningOpRef<Operation *> Parser::parseModule() {
     (*module)->setDiscardableAttr(kStyleAttrName,
                                   builder.getDictionaryAttr(learned));
   llvm::SetVector<StringRef> undeclared;
-  collectUndeclaredSymbols(*module, undeclared);
+  bool declared = allSymbolsDeclared();
+  if (!declared || checkSymbols)
+    collectUndeclaredSymbols(*module, undeclared);
+  if (declared && !undeclared.empty()) {
+    emitError(module->getLoc(), "internal error: the importer's symbol check "
+                                "missed undeclared names: ")
+        << undeclared.front();
+    return nullptr;
+  }
   if (!undeclared.empty()) {
     module->setUndeclaredSymbolsAttr(
         builder.getStrArrayAttr(undeclared.getArrayRef()));
@@ -833,6 +921,7 @@ LogicalResult Parser::parseTopLevel(Block *block) {
         failed(expectWord(gaps, "a function name", aliasee)) ||
         failed(expectPunct(';', gaps, "after .alias")))
       return failure();
+    symbols.needWalk = true; // (an alias must name a function)
     auto op = AliasOp::create(builder, location,
                               FlatSymbolRefAttr::get(ctx, alias),
                               FlatSymbolRefAttr::get(ctx, aliasee));
@@ -936,6 +1025,11 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
     directives.push_back(DirectiveAttr::get(
         ctx, StringAttr::get(ctx, directive), ArrayAttr::get(ctx, values)));
   }
+  symbols.moduleNames.insert(name);
+  for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
+                                   ArrayRef<Attribute>(retParams)})
+    for (Attribute param : list)
+      symbols.functionNames.insert(cast<ParamAttr>(param).getName());
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
@@ -954,6 +1048,11 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   scopes.emplace_back();
   specialRegisters.clear();
   functionBlock = block;
+  symbols.params.clear();
+  for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
+                                   ArrayRef<Attribute>(retParams)})
+    for (Attribute param : list)
+      symbols.params.insert(cast<ParamAttr>(param).getName());
   unsigned argIndex = 0;
   for (ArrayAttr list : {func.getRetParams(), func.getParams()})
     for (auto param : list.getAsRange<ParamAttr>())
@@ -962,6 +1061,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   if (failed(parseBody(block, gaps)))
     return failure();
   setTrivia(func, gaps);
+  closeSymbolScope();
   scopes.clear();
   functionBlock = nullptr;
   return success();
@@ -1019,6 +1119,12 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
       builder.getDenseI64ArrayAttr(dims), init,
       attributes.empty() ? ArrayAttr() : builder.getStrArrayAttr(attributes));
   setTrivia(var, gaps);
+  if (functionBlock) {
+    scopes.back().vars.push_back(var.getSymName());
+    symbols.functionNames.insert(var.getSymName());
+  } else {
+    symbols.moduleNames.insert(var.getSymName());
+  }
   // A variable declared in a function body is visible like a register name
   // only as a symbol; nothing to record in `scopes`.
   return success();
@@ -1130,6 +1236,9 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   if (failed(expectWord(gaps, "a section name", name)))
     return failure();
   auto section = SectionOp::create(builder, location, name);
+  symbols.moduleNames.insert(section.getName());
+  inSection = true;
+  auto leaveSection = llvm::make_scope_exit([&] { inSection = false; });
   Block *block = &section.getBody().emplaceBlock();
   if (failed(expectPunct('{', gaps, "to open the section")))
     return failure();
@@ -1147,6 +1256,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       StringRef label = take(itemGaps, Gap::LabelLine);
       take(itemGaps, Gap::None);
       createLabel(itemLoc, itemGaps, label);
+      declareLabel(label, /*isLabel=*/true);
       continue;
     }
     // A run of data lines, up to the next label or the closing brace.
@@ -1217,6 +1327,7 @@ LogicalResult Parser::parseStatement() {
     scopes.emplace_back();
     if (failed(parseBody(block, gaps)))
       return failure();
+    closeSymbolScope();
     scopes.pop_back();
     setTrivia(scope, gaps);
     return success();
@@ -1367,9 +1478,12 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
   StringRef name = take(gaps, Gap::LabelLine);
   take(gaps, Gap::None); // ':'
   // Only plain labels follow the style.
-  if (tok.isWord(".branchtargets") || tok.isWord(".calltargets") ||
-      tok.isWord(".callprototype"))
+  bool plainLabel = !tok.isWord(".branchtargets") &&
+                    !tok.isWord(".calltargets") &&
+                    !tok.isWord(".callprototype");
+  if (!plainLabel)
     gaps.styled = false;
+  declareLabel(name, plainLabel);
   if (tok.isWord(".branchtargets") || tok.isWord(".calltargets")) {
     bool branch = take(gaps) == ".branchtargets";
     SmallVector<Attribute> targets;
