@@ -82,6 +82,17 @@ static constexpr std::array<uint8_t, 256> kClasses = makeClasses();
 
 enum class TokKind { Word, Number, String, Punct, Eof, Error };
 
+/// `a == b` for the short strings the parser compares all the time (names,
+/// keywords, gaps): a loop beats a call to memcmp.
+inline bool same(StringRef a, StringRef b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t i = 0, e = a.size(); i != e; ++i)
+    if (a[i] != b[i])
+      return false;
+  return true;
+}
+
 struct Token {
   TokKind kind = TokKind::Eof;
   StringRef text; // the token's characters
@@ -90,7 +101,7 @@ struct Token {
     return kind == TokKind::Punct && text.size() == 1 && text[0] == c;
   }
   bool isWord(StringRef word) const {
-    return kind == TokKind::Word && text == word;
+    return kind == TokKind::Word && same(text, word);
   }
 };
 
@@ -336,8 +347,7 @@ private:
       return false;
     std::optional<StringRef> &learned = style[styleKey(slot, styleDepth)];
     if (learned)
-      return learned->size() == gap.size() &&
-             std::equal(gap.begin(), gap.end(), learned->begin());
+      return same(*learned, gap);
     if (!isStyleText(slot, gap))
       return false;
     learned = gap;
@@ -591,7 +601,7 @@ private:
     if (token.kind != TokKind::Word)
       return std::nullopt;
     // Data rows repeat one type (`.b8`) thousands of times.
-    if (token.text == lastTypeName)
+    if (same(token.text, lastTypeName))
       return lastType;
     auto it = cache.types.find(token.text);
     if (it == cache.types.end())
@@ -1238,7 +1248,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   auto section = SectionOp::create(builder, location, name);
   symbols.moduleNames.insert(section.getName());
   inSection = true;
-  auto leaveSection = llvm::make_scope_exit([&] { inSection = false; });
+  llvm::scope_exit leaveSection([&] { inSection = false; });
   Block *block = &section.getBody().emplaceBlock();
   if (failed(expectPunct('{', gaps, "to open the section")))
     return failure();
@@ -1628,8 +1638,7 @@ Parser::RegScope::findRange(StringRef prefix) {
     return nullptr;
   }
   for (const Range &range : llvm::reverse(rangeList))
-    if (range.prefix.size() == prefix.size() &&
-        std::equal(prefix.begin(), prefix.end(), range.prefix.begin()))
+    if (same(range.prefix, prefix))
       return &range;
   return nullptr;
 }
@@ -1643,8 +1652,7 @@ Value Parser::RegScope::find(StringRef name, std::optional<uint32_t> &hash) {
       return it->second;
   } else {
     for (const auto &[declared, value] : llvm::reverse(nameList))
-      if (declared.size() == name.size() &&
-          std::equal(name.begin(), name.end(), declared.begin()))
+      if (same(declared, name))
         return value;
   }
   // Labels and parameters (`$L__BB0_22`, `k_param_1`) end in digits too:
