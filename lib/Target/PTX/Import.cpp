@@ -97,6 +97,8 @@ struct Token {
   TokKind kind = TokKind::Eof;
   StringRef text; // the token's characters
   StringRef gap;  // whitespace and comments before it
+  unsigned line = 1;               // the token's line
+  const char *lineStart = nullptr; // and where that line starts
   bool is(char c) const {
     return kind == TokKind::Punct && text.size() == 1 && text[0] == c;
   }
@@ -109,15 +111,21 @@ class Lexer {
 public:
   explicit Lexer(StringRef buffer)
       : begin(buffer.data()), cur(buffer.data()),
-        end(buffer.data() + buffer.size()) {}
+        end(buffer.data() + buffer.size()), lineStart(buffer.data()) {}
 
   /// Lexes the next token into `token` (written in place, and inlined into
   /// the parser's take(): tokens are lexed millions of times).
   LLVM_ATTRIBUTE_ALWAYS_INLINE void lex(Token &token) {
     const char *gapStart = cur;
-    // The common gaps: none, one space, a newline and a tab or two.
-    while (cur != end && (kClasses[uint8_t(*cur)] & kSpace))
+    // The common gaps: none, one space, a newline and a tab or two. Lines
+    // are counted here, for the ops' locations.
+    while (cur != end && (kClasses[uint8_t(*cur)] & kSpace)) {
+      if (*cur == '\n') {
+        ++line;
+        lineStart = cur + 1;
+      }
       ++cur;
+    }
     if (cur != end && *cur == '/' && !skipTrivia()) {
       token.kind = TokKind::Error;
       token.text = StringRef(errorPos, 0);
@@ -125,6 +133,8 @@ public:
       return;
     }
     token.gap = StringRef(gapStart, cur - gapStart);
+    token.line = line;
+    token.lineStart = lineStart;
     const char *start = cur;
     if (cur == end) {
       token.kind = TokKind::Eof;
@@ -213,6 +223,10 @@ private:
     while (cur != end) {
       char c = *cur;
       if (kClasses[uint8_t(c)] & kSpace) {
+        if (c == '\n') {
+          ++line;
+          lineStart = cur + 1;
+        }
         ++cur;
         continue;
       }
@@ -224,8 +238,13 @@ private:
       if (c == '/' && cur + 1 != end && cur[1] == '*') {
         const char *start = cur;
         cur += 2;
-        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/'))
+        while (cur + 1 < end && !(cur[0] == '*' && cur[1] == '/')) {
+          if (*cur == '\n') {
+            ++line;
+            lineStart = cur + 1;
+          }
           ++cur;
+        }
         if (cur + 1 >= end) {
           errorPos = start;
           errorMessage = "unterminated /* comment";
@@ -241,6 +260,8 @@ private:
   }
 
   const char *begin, *cur, *end;
+  unsigned line = 1;
+  const char *lineStart;
 };
 
 //===----------------------------------------------------------------------===//
@@ -359,23 +380,10 @@ private:
         sourceMgr.getLineAndColumn(SMLoc::getFromPointer(text.data()));
     return FileLineColLoc::get(bufferName, line, col);
   }
-  /// The location of the current token. Lines are counted on demand, from
-  /// the last location asked for (ops are created in source order).
+  /// The location of the current token (the lexer counts lines).
   Location loc() {
-    const char *at = tok.text.data();
-    if (at < lineCursor) // rare: an op created after a later token
-      return locOf(tok.text);
-    while (true) {
-      const void *newline = memchr(lineCursor, '\n', at - lineCursor);
-      if (!newline)
-        break;
-      ++lineNumber;
-      lineCursor = static_cast<const char *>(newline) + 1;
-      lineStart = lineCursor;
-    }
-    lineCursor = at;
-    return FileLineColLoc::get(bufferName, lineNumber,
-                               unsigned(at - lineStart) + 1);
+    return FileLineColLoc::get(bufferName, tok.line,
+                               unsigned(tok.text.data() - tok.lineStart) + 1);
   }
 
   InFlightDiagnostic error(StringRef at, const Twine &message) {
@@ -708,8 +716,7 @@ private:
   Lexer lexer;
   StringAttr bufferName;
   Token tok, lookahead;
-  unsigned lineNumber = 1;
-  const char *lineCursor = buffer.data(), *lineStart = buffer.data();
+
   bool hasLookahead = false;
   bool failedAlready = false;
 
