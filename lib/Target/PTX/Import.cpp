@@ -797,6 +797,52 @@ private:
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
   DictionaryAttr noAttributes = DictionaryAttr::get(ctx);
+  /// Attributes made of a few others, looked up here before MLIR uniques
+  /// them: most instructions repeat an operand list or an address seen
+  /// before, and a hash of a few pointers in a small table is cheaper than
+  /// the context's uniquer.
+  template <typename AttrT> struct ListCache {
+    struct KeyInfo {
+      static ArrayRef<Attribute> getEmptyKey() {
+        return ArrayRef<Attribute>(
+            reinterpret_cast<const Attribute *>(uintptr_t(-1)), size_t(0));
+      }
+      static ArrayRef<Attribute> getTombstoneKey() {
+        return ArrayRef<Attribute>(
+            reinterpret_cast<const Attribute *>(uintptr_t(-2)), size_t(0));
+      }
+      static unsigned getHashValue(ArrayRef<Attribute> key) {
+        uint64_t hash = key.size();
+        for (Attribute attr : key)
+          hash = (hash ^ uintptr_t(attr.getAsOpaquePointer())) *
+                 0x9E3779B97F4A7C15ull;
+        return unsigned(hash >> 32);
+      }
+      static bool isSentinel(ArrayRef<Attribute> key) {
+        return uintptr_t(key.data()) >= uintptr_t(-2);
+      }
+      static bool isEqual(ArrayRef<Attribute> a, ArrayRef<Attribute> b) {
+        if (isSentinel(a) || isSentinel(b))
+          return a.data() == b.data();
+        return a == b;
+      }
+    };
+    llvm::DenseMap<ArrayRef<Attribute>, AttrT, KeyInfo> map;
+    llvm::BumpPtrAllocator keys;
+    AttrT get(ArrayRef<Attribute> elements, function_ref<AttrT()> make) {
+      auto it = map.find(elements);
+      if (it != map.end())
+        return it->second;
+      Attribute *copy = keys.Allocate<Attribute>(elements.size());
+      std::uninitialized_copy(elements.begin(), elements.end(), copy);
+      AttrT attr = make();
+      map.try_emplace(ArrayRef<Attribute>(copy, elements.size()), attr);
+      return attr;
+    }
+  };
+  ListCache<ArrayAttr> operandLists;
+  ListCache<AddrAttr> addresses;
+
   /// Symbol references made so far (keys point into the buffer).
   llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
   /// The gap learned for each style slot (see matchesStyle).
@@ -1617,7 +1663,8 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
   properties.setMnemonic(mnemonic);
   properties.setModifiers(modifiers);
-  properties.setPtxOperands(ArrayAttr::get(ctx, operands));
+  properties.setPtxOperands(
+      operandLists.get(operands, [&] { return ArrayAttr::get(ctx, operands); }));
   properties.operandSegmentSizes = {guard ? 1 : 0,
                                     int32_t(instRegisters.size())};
   SmallVector<Value, 8> allOperands;
@@ -1864,7 +1911,8 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
     if (failed(parseList(gaps, close, elements)))
       return failure();
     if (open == '[')
-      result = AddrAttr::get(ctx, elements);
+      result = addresses.get(elements,
+                             [&] { return AddrAttr::get(ctx, elements); });
     else if (open == '{')
       result = VectorAttr::get(ctx, elements);
     else
