@@ -123,7 +123,16 @@ struct Writer {
   /// Writes `gap` then `text`: the common case, with one capacity check.
   void write(Gap gap, unsigned depth, unsigned styleDepth, StringRef text) {
     StringRef gapString = gapText[unsigned(gap)];
-    if (LLVM_UNLIKELY(breaksLine[unsigned(gap)] ||
+    bool breaks = breaksLine[unsigned(gap)];
+    if (breaks && isStyleGap(gap) && styleDepth <= kMaxStyleDepth) {
+      // A line slot the style fills (each instruction, each data row).
+      if (const std::optional<StringRef> &line =
+              lineStyle[styleKey(gap, styleDepth)]) {
+        gapString = *line;
+        breaks = false;
+      }
+    }
+    if (LLVM_UNLIKELY(breaks ||
                       size_t(end - cur) < gapString.size() + text.size())) {
       writeGap(gap, depth, styleDepth);
       write(text);
@@ -182,7 +191,11 @@ struct Rendering {
   /// `text` must outlive the export (IR strings and literals do).
   void add(StringRef text, Gap gap) {
     if (direct) {
-      direct->write(gap, depth, styleDepth, text);
+      // (Punctuation, most of it, comes without a gap.)
+      if (gap == Gap::None)
+        direct->write(text);
+      else
+        direct->write(gap, depth, styleDepth, text);
       return;
     }
     cur->push_back({text, gap});
@@ -191,7 +204,9 @@ struct Rendering {
   void add(const std::string &text, Gap gap) {
     add(direct ? StringRef(text) : saver.save(text), gap);
   }
-  void add(const char *text, Gap gap) { add(StringRef(text), gap); }
+  template <size_t N> void add(const char (&text)[N], Gap gap) {
+    add(StringRef(text, N - 1), gap);
+  }
 };
 
 class Exporter {
@@ -320,7 +335,71 @@ private:
     Rendering r(saver, direct ? &out : nullptr,
                 isa<LabelOp, FuncOp>(op) ? 0 : depth, depth);
     Gap first = depth == 0 ? Gap::BlankLine : Gap::Line;
+    // The frequent ops first: each case is a test.
     return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
+        .Case([&](InstOp inst) {
+          if (failed(renderInst(inst, r)))
+            return failure();
+          return emit(inst, r);
+        })
+        .Case([&](LocOp loc) {
+          r.add(".loc", Gap::LocLine);
+          r.add(number(loc.getFile()), Gap::LocFile);
+          r.add(number(loc.getLine()), Gap::LocNumber);
+          r.add(number(loc.getColumn()), Gap::LocNumber);
+          if (auto name = loc.getFunctionNameAttr()) {
+            r.add(",", Gap::None);
+            r.add("function_name", Gap::LocKeyword);
+            r.add(name.getValue(), Gap::LocKeyword);
+          }
+          if (auto inlinedAt = loc.getInlinedAt()) {
+            r.add(",", Gap::None);
+            r.add("inlined_at", Gap::LocKeyword);
+            for (int64_t value : *inlinedAt)
+              r.add(number(value), Gap::LocNumber);
+          }
+          return emit(loc, r);
+        })
+        .Case([&](LabelOp label) {
+          r.add(label.getSymName(), Gap::LabelLine);
+          r.add(":", Gap::None);
+          return emit(label, r);
+        })
+        .Case([&](DataOp data) {
+          ArrayRef<Attribute> values = data.getValues().getValue();
+          ArrayRef<int32_t> rowTypes = data.getRowTypes();
+          for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
+            r.add(typeNames[unsigned(rowTypes[row])], Gap::DataLine);
+            for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
+              if (i)
+                r.add(",", Gap::None);
+              if (failed(renderExpr(data, r, value, {},
+                                    i ? Gap::DataValue : Gap::DataValue1)))
+                return failure();
+            }
+            values = values.drop_front(size);
+          }
+          return emit(data, r);
+        })
+        .Case([&](RegOp reg) {
+          r.add(".reg", Gap::RegLine);
+          renderType(r, reg.getType(), Gap::RegType);
+          for (auto [i, name, count] :
+               llvm::enumerate(reg.getNames().getAsValueRange<StringAttr>(),
+                               reg.getCounts())) {
+            if (i)
+              r.add(",", Gap::None);
+            r.add(name, i ? Gap::RegName : Gap::RegName1);
+            if (count >= 0) {
+              r.add("<", Gap::None);
+              r.add(std::to_string(count), Gap::None);
+              r.add(">", Gap::None);
+            }
+          }
+          r.add(";", Gap::None);
+          return emit(reg, r);
+        })
+        .Case([&](SRegOp) { return success(); })
         .Case([&](FuncOp func) { return exportFunc(func, r, first); })
         .Case([&](VarOp var) {
           renderVar(var, r, first);
@@ -347,22 +426,6 @@ private:
           return emit(section, r,
                       [&] { return exportBlock(section.getBody(), 1); });
         })
-        .Case([&](DataOp data) {
-          ArrayRef<Attribute> values = data.getValues().getValue();
-          ArrayRef<int32_t> rowTypes = data.getRowTypes();
-          for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
-            r.add(typeNames[unsigned(rowTypes[row])], Gap::DataLine);
-            for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
-              if (i)
-                r.add(",", Gap::None);
-              if (failed(renderExpr(data, r, value, {},
-                                    i ? Gap::DataValue : Gap::DataValue1)))
-                return failure();
-            }
-            values = values.drop_front(size);
-          }
-          return emit(data, r);
-        })
         .Case([&](AliasOp alias) {
           r.add(".alias", first);
           r.add(alias.getAlias(), Gap::Space);
@@ -382,35 +445,6 @@ private:
           r.add(";", Gap::None);
           return emit(pragma, r);
         })
-        .Case([&](RegOp reg) {
-          r.add(".reg", Gap::RegLine);
-          renderType(r, reg.getType(), Gap::RegType);
-          for (auto [i, name, count] :
-               llvm::enumerate(reg.getNames().getAsValueRange<StringAttr>(),
-                               reg.getCounts())) {
-            if (i)
-              r.add(",", Gap::None);
-            r.add(name, i ? Gap::RegName : Gap::RegName1);
-            if (count >= 0) {
-              r.add("<", Gap::None);
-              r.add(std::to_string(count), Gap::None);
-              r.add(">", Gap::None);
-            }
-          }
-          r.add(";", Gap::None);
-          return emit(reg, r);
-        })
-        .Case([&](SRegOp) { return success(); })
-        .Case([&](LabelOp label) {
-          r.add(label.getSymName(), Gap::LabelLine);
-          r.add(":", Gap::None);
-          return emit(label, r);
-        })
-        .Case([&](InstOp inst) {
-          if (failed(renderInst(inst, r)))
-            return failure();
-          return emit(inst, r);
-        })
         .Case([&](ScopeOp scope) {
           r.add("{", Gap::Line);
           r.cur = &r.tail;
@@ -418,24 +452,6 @@ private:
           return emit(scope, r, [&] {
             return exportBlock(scope.getBody(), depth + 1);
           });
-        })
-        .Case([&](LocOp loc) {
-          r.add(".loc", Gap::LocLine);
-          r.add(number(loc.getFile()), Gap::LocFile);
-          r.add(number(loc.getLine()), Gap::LocNumber);
-          r.add(number(loc.getColumn()), Gap::LocNumber);
-          if (auto name = loc.getFunctionNameAttr()) {
-            r.add(",", Gap::None);
-            r.add("function_name", Gap::LocKeyword);
-            r.add(name.getValue(), Gap::LocKeyword);
-          }
-          if (auto inlinedAt = loc.getInlinedAt()) {
-            r.add(",", Gap::None);
-            r.add("inlined_at", Gap::LocKeyword);
-            for (int64_t value : *inlinedAt)
-              r.add(number(value), Gap::LocNumber);
-          }
-          return emit(loc, r);
         })
         .Case([&](BranchTargetsOp targets) {
           renderTargets(r, targets.getSymName(), ".branchtargets",
