@@ -643,7 +643,7 @@ private:
       r.add("@", Gap::InstLine);
       if (inst.getGuardNegated())
         r.add("!", Gap::None);
-      r.add(nameOf(guard), Gap::None);
+      addRegister(r, guard, Gap::None);
       next = Gap::InstOpcode;
     }
     auto [it, inserted] = opcodes.try_emplace(
@@ -666,6 +666,42 @@ private:
     }
     r.add(";", Gap::None);
     return success();
+  }
+
+  /// Adds a register's name. Written directly, `%r12` is spelled from its
+  /// declaration each time: cheaper than looking the name up in a table of
+  /// every register of the file.
+  void addRegister(Rendering &r, Value value, Gap gap) {
+    if (r.direct) {
+      auto result = dyn_cast<OpResult>(value);
+      if (auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp()) {
+        unsigned index = result.getResultNumber();
+        for (auto [name, count] :
+             llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
+                       reg.getCounts())) {
+          if (count < 0) {
+            if (index == 0) {
+              r.add(name, gap);
+              return;
+            }
+            --index;
+            continue;
+          }
+          if (index < uint64_t(count)) {
+            char digits[24];
+            char *end = digits + sizeof(digits), *p = end;
+            do
+              *--p = char('0' + index % 10);
+            while (index /= 10);
+            r.add(name, gap);
+            out.write(StringRef(p, end - p));
+            return;
+          }
+          index -= count;
+        }
+      }
+    }
+    r.add(nameOf(value), gap);
   }
 
   StringRef nameOf(Value value) {
@@ -728,7 +764,7 @@ private:
     // small decimal.
     if (auto ref = dyn_cast<RegRefAttr>(expr)) {
       if (ref.getIndex() < registers.size() && ref.getComponent().empty()) {
-        r.add(nameOf(registers[ref.getIndex()]), gap);
+        addRegister(r, registers[ref.getIndex()], gap);
         return success();
       }
     } else if (auto imm = dyn_cast<ImmAttr>(expr)) {
