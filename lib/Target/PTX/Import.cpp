@@ -331,6 +331,20 @@ private:
     return lookahead;
   }
 
+  /// Whether the next token is `:` (the current one names a label). Most
+  /// statements are instructions, whose next character answers: only a
+  /// comment between the two tokens needs the next token lexed.
+  bool colonFollows() {
+    if (hasLookahead)
+      return lookahead.is(':');
+    const char *p = lexer.position(), *end = lexer.limit();
+    while (p != end && (kClasses[uint8_t(*p)] & kSpace))
+      ++p;
+    if (p != end && *p == '/')
+      return peek().is(':');
+    return p != end && *p == ':';
+  }
+
   /// Consumes the current token, recording its trivia in `gaps` and
   /// checking it against the style for `slot`.
   StringRef take(Gaps &gaps, Gap slot = kUnstyled) {
@@ -1315,7 +1329,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       return error("expected '}' to close the section, found end of file");
     Gaps itemGaps;
     Location itemLoc = loc();
-    if (tok.kind == TokKind::Word && peek().is(':')) {
+    if (tok.kind == TokKind::Word && colonFollows()) {
       StringRef label = take(itemGaps, Gap::LabelLine);
       take(itemGaps, Gap::None);
       createLabel(itemLoc, itemGaps, label);
@@ -1404,7 +1418,7 @@ LogicalResult Parser::parseStatement() {
   if (tok.kind == TokKind::Word && tok.text.starts_with(".") &&
       symbolizeStateSpace(tok.text.drop_front()))
     return parseVar(gaps, Linkage::none);
-  if (tok.kind == TokKind::Word && peek().is(':'))
+  if (tok.kind == TokKind::Word && colonFollows())
     return parseLabeled(gaps);
   if (tok.is('@') ||
       (tok.kind == TokKind::Word && !tok.text.starts_with(".") &&
