@@ -99,10 +99,12 @@ struct Writer {
     } else if (size >= 4 && size < 8) {
       memcpy(out, in, 4);
       memcpy(out + size - 4, in + size - 4, 4);
-    } else if (size < 4) {
-      for (size_t i = 0; i < size; ++i)
-        out[i] = in[i];
-    } else {
+    } else if (size != 0 && size < 4) {
+      // 1 to 3 bytes without a loop (some stores overlap).
+      out[0] = in[0];
+      out[size / 2] = in[size / 2];
+      out[size - 1] = in[size - 1];
+    } else if (size != 0) {
       memcpy(out, in, size);
     }
   }
@@ -198,6 +200,9 @@ struct Rendering {
         direct->write(gap, depth, styleDepth, text);
       return;
     }
+    keep(text, gap);
+  }
+  LLVM_ATTRIBUTE_NOINLINE void keep(StringRef text, Gap gap) {
     cur->push_back({text, gap});
   }
   /// Adds a token built on the fly.
