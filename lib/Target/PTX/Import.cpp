@@ -506,6 +506,9 @@ private:
     bool needWalk = false;
   } symbols;
   bool inSection = false;
+  Gaps sectionGaps;
+  SmallVector<int32_t, 64> sectionRowTypes, sectionRowSizes;
+  SmallVector<Attribute, 64> sectionValues;
 
   void useSymbol(StringRef name) {
     if (!functionBlock) {
@@ -1327,7 +1330,11 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   while (!tok.is('}')) {
     if (tok.kind == TokKind::Eof)
       return error("expected '}' to close the section, found end of file");
-    Gaps itemGaps;
+    // (Buffers kept from run to run: a debug section's runs are long, and
+    // growing fresh vectors for each would copy them over and over.)
+    Gaps &itemGaps = sectionGaps;
+    itemGaps.clear();
+    itemGaps.styled = true;
     Location itemLoc = loc();
     if (tok.kind == TokKind::Word && colonFollows()) {
       StringRef label = take(itemGaps, Gap::LabelLine);
@@ -1337,8 +1344,12 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       continue;
     }
     // A run of data lines, up to the next label or the closing brace.
-    SmallVector<int32_t, 64> rowTypes, rowSizes;
-    SmallVector<Attribute, 64> values;
+    SmallVectorImpl<int32_t> &rowTypes = sectionRowTypes,
+                            &rowSizes = sectionRowSizes;
+    SmallVectorImpl<Attribute> &values = sectionValues;
+    rowTypes.clear();
+    rowSizes.clear();
+    values.clear();
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
       size_t before = values.size();
       if (!scanDataRow(itemGaps, values)) {
