@@ -673,37 +673,53 @@ private:
     return success();
   }
 
+  /// A register's name in two parts: `%r12`, register 12 of `%r<N>`, is
+  /// ("%r", 12); a register declared alone has no number. None for values
+  /// that `pyptx.reg` does not declare.
+  std::optional<std::pair<StringRef, std::optional<uint64_t>>>
+  nameParts(Value value) {
+    auto result = dyn_cast<OpResult>(value);
+    auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp();
+    if (!reg)
+      return std::nullopt;
+    uint64_t index = result.getResultNumber();
+    for (auto [name, count] :
+         llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
+                   reg.getCounts())) {
+      if (count < 0) {
+        if (index == 0)
+          return std::make_pair(name, std::optional<uint64_t>());
+        --index;
+        continue;
+      }
+      if (index < uint64_t(count))
+        return std::make_pair(name, std::optional<uint64_t>(index));
+      index -= count;
+    }
+    return std::nullopt;
+  }
+
+  /// The decimal digits of `value`, written at the end of `buffer`.
+  static StringRef digitsInto(uint64_t value, char (&buffer)[24]) {
+    char *end = buffer + sizeof(buffer), *p = end;
+    do
+      *--p = char('0' + value % 10);
+    while (value /= 10);
+    return StringRef(p, end - p);
+  }
+
   /// Adds a register's name. Written directly, `%r12` is spelled from its
   /// declaration each time: cheaper than looking the name up in a table of
   /// every register of the file.
   void addRegister(Rendering &r, Value value, Gap gap) {
     if (r.direct) {
-      auto result = dyn_cast<OpResult>(value);
-      if (auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp()) {
-        unsigned index = result.getResultNumber();
-        for (auto [name, count] :
-             llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
-                       reg.getCounts())) {
-          if (count < 0) {
-            if (index == 0) {
-              r.add(name, gap);
-              return;
-            }
-            --index;
-            continue;
-          }
-          if (index < uint64_t(count)) {
-            char digits[24];
-            char *end = digits + sizeof(digits), *p = end;
-            do
-              *--p = char('0' + index % 10);
-            while (index /= 10);
-            r.add(name, gap);
-            out.write(StringRef(p, end - p));
-            return;
-          }
-          index -= count;
+      if (auto parts = nameParts(value)) {
+        r.add(parts->first, gap);
+        if (parts->second) {
+          char buffer[24];
+          out.write(digitsInto(*parts->second, buffer));
         }
+        return;
       }
     }
     r.add(nameOf(value), gap);
@@ -716,37 +732,21 @@ private:
     return it->second;
   }
 
-  /// A register's name: `%r12` is register 12 of `%r<N>`, spelled here
-  /// without building a std::string (kernels name many thousands).
+  /// A register's name, kept for the export (for kept tokens and names that
+  /// repeat), built without a std::string where it can.
   StringRef spell(Value value) {
-    auto result = dyn_cast<OpResult>(value);
-    auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp();
-    if (!reg)
+    auto parts = nameParts(value);
+    if (!parts)
       return saver.save(getRegisterName(value));
-    unsigned index = result.getResultNumber();
-    for (auto [name, count] :
-         llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
-                   reg.getCounts())) {
-      if (count < 0) {
-        if (index == 0)
-          return name;
-        --index;
-        continue;
-      }
-      if (index < uint64_t(count)) {
-        char digits[24];
-        char *end = digits + sizeof(digits), *p = end;
-        do
-          *--p = char('0' + index % 10);
-        while (index /= 10);
-        char *text = allocator.Allocate<char>(name.size() + (end - p));
-        memcpy(text, name.data(), name.size());
-        memcpy(text + name.size(), p, end - p);
-        return StringRef(text, name.size() + (end - p));
-      }
-      index -= count;
-    }
-    return saver.save(getRegisterName(value));
+    auto [prefix, index] = *parts;
+    if (!index)
+      return prefix;
+    char buffer[24];
+    StringRef digits = digitsInto(*index, buffer);
+    char *text = allocator.Allocate<char>(prefix.size() + digits.size());
+    memcpy(text, prefix.data(), prefix.size());
+    memcpy(text + prefix.size(), digits.data(), digits.size());
+    return StringRef(text, prefix.size() + digits.size());
   }
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,

@@ -715,6 +715,10 @@ private:
   LogicalResult parsePrimary(Gaps &gaps, Attribute &result, Gap slot);
   LogicalResult parseList(Gaps &gaps, char close,
                           SmallVectorImpl<Attribute> &elements);
+  /// `e, e, ...`: the first expression's first token gets the style slot
+  /// `first`, the later ones `later`.
+  LogicalResult parseExprList(Gaps &gaps, SmallVectorImpl<Attribute> &exprs,
+                              Gap first, Gap later);
   LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result,
                             Gap slot);
   /// A `%` register operand.
@@ -1355,14 +1359,9 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
       if (!scanDataRow(itemGaps, values)) {
         take(itemGaps, Gap::DataLine);
         statementOperators = 0;
-        Gap slot = Gap::DataValue1;
-        do {
-          Attribute value;
-          if (failed(parseExpr(itemGaps, value, slot)))
-            return failure();
-          values.push_back(value);
-          slot = Gap::DataValue;
-        } while (tok.is(',') && (take(itemGaps, Gap::None), true));
+        if (failed(parseExprList(itemGaps, values, Gap::DataValue1,
+                                 Gap::DataValue)))
+          return failure();
       }
       rowTypes.push_back(int32_t(*type));
       rowSizes.push_back(int32_t(values.size() - before));
@@ -1670,16 +1669,10 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   SmallVector<Attribute, 8> operands;
   instRegisters.clear();
   allowRegisters = true;
-  if (!tok.is(';')) {
-    Gap slot = Gap::InstOperand1;
-    do {
-      Attribute operand;
-      if (failed(parseExpr(gaps, operand, slot)))
-        return failure();
-      operands.push_back(operand);
-      slot = Gap::InstOperand;
-    } while (tok.is(',') && (take(gaps, Gap::None), true));
-  }
+  if (!tok.is(';') &&
+      failed(parseExprList(gaps, operands, Gap::InstOperand1,
+                           Gap::InstOperand)))
+    return failure();
   allowRegisters = false;
   if (failed(expectPunct(';', gaps, "at the end of the instruction",
                          Gap::None)))
@@ -1898,18 +1891,25 @@ LogicalResult Parser::parseUnary(Gaps &gaps, Attribute &result, Gap slot) {
   return parsePrimary(gaps, result, slot);
 }
 
+LogicalResult Parser::parseExprList(Gaps &gaps,
+                                    SmallVectorImpl<Attribute> &exprs,
+                                    Gap first, Gap later) {
+  Gap slot = first;
+  do {
+    Attribute expr;
+    if (failed(parseExpr(gaps, expr, slot)))
+      return failure();
+    exprs.push_back(expr);
+    slot = later;
+  } while (tok.is(',') && (take(gaps, Gap::None), true));
+  return success();
+}
+
 LogicalResult Parser::parseList(Gaps &gaps, char close,
                                 SmallVectorImpl<Attribute> &elements) {
-  if (!tok.is(close)) {
-    Gap slot = Gap::None;
-    do {
-      Attribute element;
-      if (failed(parseExpr(gaps, element, slot)))
-        return failure();
-      elements.push_back(element);
-      slot = Gap::Space;
-    } while (tok.is(',') && (take(gaps, Gap::None), true));
-  }
+  if (!tok.is(close) &&
+      failed(parseExprList(gaps, elements, Gap::None, Gap::Space)))
+    return failure();
   return expectPunct(close, gaps, "to close the list", Gap::None);
 }
 
