@@ -556,12 +556,16 @@ private:
     r.add(")", Gap::None);
   }
 
+  /// `.visible` and the like, if any; returns the gap of the next token.
+  Gap renderLinkage(Rendering &r, Linkage linkage, Gap first) {
+    if (linkage == Linkage::none)
+      return first;
+    r.add(("." + stringifyLinkage(linkage)).str(), first);
+    return Gap::Space;
+  }
+
   LogicalResult exportFunc(FuncOp func, Rendering &r, Gap first) {
-    Gap next = first;
-    if (func.getLinkage() != Linkage::none) {
-      r.add(("." + stringifyLinkage(func.getLinkage())).str(), first);
-      next = Gap::Space;
-    }
+    Gap next = renderLinkage(r, func.getLinkage(), first);
     r.add(("." + stringifyFuncKind(func.getKind())).str(), next);
     if (!func.getRetParams().empty() || func.getEmptyRetList())
       renderInlineParams(r, func.getRetParams(), Gap::Space);
@@ -601,11 +605,7 @@ private:
   }
 
   void renderVar(VarOp var, Rendering &r, Gap first) {
-    Gap next = first;
-    if (var.getLinkage() != Linkage::none) {
-      r.add(("." + stringifyLinkage(var.getLinkage())).str(), first);
-      next = Gap::Space;
-    }
+    Gap next = renderLinkage(r, var.getLinkage(), first);
     r.add(("." + spaceName(var.getSpace())).str(), next);
     if (ArrayAttr attributes = var.getVarAttributesAttr()) {
       r.add(".attribute", Gap::Space);

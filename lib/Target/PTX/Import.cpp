@@ -110,7 +110,7 @@ struct Token {
 class Lexer {
 public:
   explicit Lexer(StringRef buffer)
-      : begin(buffer.data()), cur(buffer.data()),
+      : cur(buffer.data()),
         end(buffer.data() + buffer.size()), lineStart(buffer.data()) {}
 
   /// Lexes the next token into `token` (written in place, and inlined into
@@ -197,7 +197,6 @@ public:
          (Twine("unexpected character '") + StringRef(&c, 1) + "'").str());
   }
 
-  const char *getBegin() const { return begin; }
   /// Where the next token starts (its gap first), and the buffer's end:
   /// for the parser's fast path over data rows, which scans them directly.
   const char *position() const { return cur; }
@@ -259,7 +258,7 @@ private:
     return true;
   }
 
-  const char *begin, *cur, *end;
+  const char *cur, *end;
   unsigned line = 1;
   const char *lineStart;
 };
@@ -664,6 +663,13 @@ private:
     }
     return success();
   }
+  /// `name[4][]`: a parameter's or variable's name and dimensions.
+  LogicalResult parseNameAndDims(Gaps &gaps, StringRef what, StringRef &name,
+                                 SmallVectorImpl<int64_t> &dims) {
+    if (failed(expectWord(gaps, what, name)))
+      return failure();
+    return parseDims(gaps, dims);
+  }
   /// `"a", "b";`: the strings of a `.pragma` and its semicolon.
   LogicalResult parsePragmaStrings(Gaps &gaps,
                                    SmallVectorImpl<StringRef> &values) {
@@ -1042,10 +1048,8 @@ LogicalResult Parser::parseParam(Gaps &gaps, ParamAttr &param) {
       return failure();
   }
   StringRef name;
-  if (failed(expectWord(gaps, "a parameter name", name)))
-    return failure();
   SmallVector<int64_t> dims;
-  if (failed(parseDims(gaps, dims)))
+  if (failed(parseNameAndDims(gaps, "a parameter name", name, dims)))
     return failure();
   param = ParamAttr::get(ctx, StringAttr::get(ctx, name), space, scalar,
                          vecWidth, align, isPtr, ptrSpace, ptrAlign, dims);
@@ -1178,10 +1182,8 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   if (failed(parseType(gaps, scalar, vecWidth)))
     return failure();
   StringRef name;
-  if (failed(expectWord(gaps, "a variable name", name)))
-    return failure();
   SmallVector<int64_t> dims;
-  if (failed(parseDims(gaps, dims)))
+  if (failed(parseNameAndDims(gaps, "a variable name", name, dims)))
     return failure();
   Attribute init;
   if (tok.is('=')) {
