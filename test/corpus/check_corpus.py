@@ -3,7 +3,8 @@
 
 For each file:
   1. import, then pyptx-opt (which verifies and prints the IR as MLIR text),
-     then export reproduces the file byte for byte;
+     then export reproduces the file byte for byte; the importer's general
+     parser alone (--pyptx-no-fast-paths) builds the same IR;
   2. for files ptxas accepts: the canonical export (no trivia) assembles to
      the same cubin as the original (sections that embed the PTX text itself
      are ignored; see cubin_sections.py).
@@ -40,9 +41,15 @@ def target_of(text):
 def check(path, valid, tools, ptxas, tmp):
     original = open(path, "rb").read()
     imported = run([tools["translate"], "--import-ptx", "--pyptx-check-symbols",
-                    path])
+                    "--mlir-print-debuginfo", path])
     if imported.returncode:
         return "import failed: " + imported.stderr.decode(errors="replace")[:300]
+    # The importer's fast paths build the same IR, locations included, as
+    # its general parser.
+    general = run([tools["translate"], "--import-ptx", "--pyptx-no-fast-paths",
+                   "--mlir-print-debuginfo", path])
+    if general.stdout != imported.stdout:
+        return "the fast paths' IR differs from the general parser's"
     reprinted = run([tools["opt"]], imported.stdout)
     if reprinted.returncode:
         return "pyptx-opt failed: " + reprinted.stderr.decode(errors="replace")[:300]

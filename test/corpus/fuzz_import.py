@@ -549,13 +549,24 @@ def check(tool, data, workdir, name, timeout):
         f.write(data)
     try:
         try:
-            imp = run_tool([tool, "--import-ptx", "--pyptx-check-symbols", path],
-                           timeout)
+            imp = run_tool([tool, "--import-ptx", "--pyptx-check-symbols",
+                            "--mlir-print-debuginfo", path], timeout)
+            general = run_tool([tool, "--import-ptx", "--pyptx-check-symbols",
+                                "--pyptx-no-fast-paths", "--mlir-print-debuginfo",
+                                path], timeout)
         except subprocess.TimeoutExpired:
             return Result("failure", "hang", "hang", f"no answer within {timeout} s")
         rc = imp.returncode
         out = (f"$ pyptx-translate --import-ptx F\nexit code {rc}\n"
                f"stderr:\n{_show(imp.stderr, 1200)}{_key_frames(imp.stderr)}")
+        # The importer's fast paths must answer exactly as its general parser.
+        if (general.returncode, general.stdout, general.stderr) != (
+                rc, imp.stdout, imp.stderr):
+            return Result("failure", "fast-path-differs",
+                          "the fast paths answer differently from the general parser",
+                          f"{out}\n$ pyptx-translate --import-ptx --pyptx-no-fast-paths F\n"
+                          f"exit code {general.returncode}\n"
+                          f"stderr:\n{_show(general.stderr, 1200)}")
         if rc not in (0, 1):
             how = f"signal {-rc}" if rc < 0 else f"exit code {rc}"
             return Result("failure", "crash", f"crash ({how}): {_stderr_signature(imp.stderr)}",

@@ -23,6 +23,7 @@
 
 #include <array>
 #include <cstring>
+#include <deque>
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -37,6 +38,33 @@ struct Tok {
 
 /// The output, through a local buffer (most tokens are a few bytes, and the
 /// stream may be unbuffered), and the gaps of the module's style.
+/// Spellings made once per process: `spell(0)`, ..., `spell(count - 1)`.
+struct Spellings {
+  Spellings(unsigned count, function_ref<std::string(unsigned)> spell) {
+    for (unsigned i = 0; i < count; ++i)
+      strings.push_back(spell(i));
+    refs.assign(strings.begin(), strings.end());
+  }
+  std::deque<std::string> strings; // (stable addresses)
+  SmallVector<StringRef> refs;
+};
+
+/// `.b8`, `.b32`, ... by ScalarType.
+ArrayRef<StringRef> scalarTypeNames() {
+  static const Spellings names(getMaxEnumValForScalarType() + 1, [](unsigned i) {
+    return ("." + stringifyScalarType(ScalarType(i))).str();
+  });
+  return names.refs;
+}
+
+/// The decimal spellings of small numbers, which recur all over a kernel.
+constexpr unsigned kSmallNumbers = 1024;
+ArrayRef<StringRef> smallNumbers() {
+  static const Spellings numbers(
+      kSmallNumbers, [](unsigned i) { return std::to_string(i); });
+  return numbers.refs;
+}
+
 struct Writer {
   explicit Writer(raw_ostream &os) : os(os) {
     for (unsigned gap = 0; gap < kNumGaps; ++gap)
@@ -218,11 +246,7 @@ class Exporter {
 public:
   Exporter(raw_ostream &os, bool canonical, MLIRContext *ctx)
       : out(os), canonical(canonical),
-        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {
-    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
-      typeNames.push_back(
-          saver.save(("." + stringifyScalarType(ScalarType(i))).str()));
-  }
+        triviaName(StringAttr::get(ctx, kTriviaAttrName)) {}
 
   LogicalResult exportModule(ModuleOp module) {
     if (failed(loadStyle(module)))
@@ -902,12 +926,9 @@ private:
   /// The decimal spelling of `value`; small ones (the common case) are
   /// made once.
   StringRef number(uint64_t value) {
-    if (value >= smallInts.size())
+    if (value >= kSmallNumbers)
       return saver.save(std::to_string(value));
-    StringRef &cached = smallInts[value];
-    if (cached.empty())
-      cached = saver.save(std::to_string(value));
-    return cached;
+    return smallNumbers()[value];
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
@@ -966,10 +987,7 @@ private:
   llvm::StringSaver saver{allocator};
   llvm::DenseMap<Value, StringRef> names;
   llvm::DenseMap<std::pair<Attribute, Attribute>, StringRef> opcodes;
-  /// `.b8`, `.b32`, ... by ScalarType.
-  SmallVector<StringRef> typeNames;
-  /// Spellings of 0..1023, made on first use.
-  std::array<StringRef, 1024> smallInts{};
+  ArrayRef<StringRef> typeNames = scalarTypeNames();
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
   /// Each immediate's sign and digits.
   llvm::DenseMap<Attribute, std::pair<bool, StringRef>> immediates;

@@ -34,6 +34,13 @@ static llvm::cl::opt<bool> checkSymbols(
     llvm::cl::desc("check the importer's undeclared-name detection against "
                    "the symbol verifier"));
 
+/// Test option: every statement goes through the general parser, so that
+/// the corpus test and the fuzzer can check that the fast paths build the
+/// same IR.
+static llvm::cl::opt<bool> noFastPaths(
+    "pyptx-no-fast-paths", llvm::cl::Hidden, llvm::cl::init(false),
+    llvm::cl::desc("parse every statement with the general parser"));
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -285,16 +292,8 @@ struct ImportCache {
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
   SmallVector<Attribute, 16> regRefs;
   std::array<Attribute, 1024> smallInts{};
-  /// `.b32` -> b32, and so on (one hash lookup instead of a string switch).
-  llvm::StringMap<ScalarType> types;
   /// Small unsigned numbers that repeat (`.loc` files, lines, columns).
   llvm::DenseMap<unsigned, IntegerAttr> ui32s;
-  llvm::DenseMap<TypeID, std::optional<OperationName>> opNames;
-
-  ImportCache() {
-    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
-      types[("." + stringifyScalarType(ScalarType(i))).str()] = ScalarType(i);
-  }
 
   static ImportCache &get(MLIRContext *ctx) {
     auto *dialect = ctx->getOrLoadDialect<PTXDialect>();
@@ -349,13 +348,17 @@ private:
   StringRef take(Gaps &gaps, Gap slot = kUnstyled) {
     StringRef taken = tok.text;
     recordGap(gaps, tok.gap, slot);
+    advance();
+    return taken;
+  }
+  /// Moves to the next token.
+  void advance() {
     if (hasLookahead) {
       tok = lookahead;
       hasLookahead = false;
     } else {
       lexer.lex(tok);
     }
-    return taken;
   }
 
   /// Adds `gap` to the op's trivia, checking it against the style.
@@ -471,11 +474,50 @@ private:
       SmallVector<Attribute, 16> attrs;
       attrs.reserve(gaps.size());
       for (StringRef gap : gaps)
-        attrs.push_back(StringAttr::get(ctx, gap));
+        attrs.push_back(word(gap));
       it->second = DictionaryAttr::get(
           ctx, {NamedAttribute(triviaName, ArrayAttr::get(ctx, attrs))});
     }
     return it->second;
+  }
+
+  /// A string that recurs (a gap, a modifier), looked up here before the
+  /// context's uniquer.
+  StringAttr word(StringRef text) {
+    StringAttr &attr = words[text];
+    if (!attr)
+      attr = StringAttr::get(ctx, text);
+    return attr;
+  }
+  llvm::DenseMap<StringRef, StringAttr> words;
+
+  /// `lhs op rhs`; `[%SP+2976]` recurs as often as the stack slot is used.
+  Attribute binary(StringRef op, Attribute lhs, Attribute rhs) {
+    // (An operator is one or two characters.)
+    unsigned opKey = uint8_t(op[0]) | (op.size() > 1 ? uint8_t(op[1]) << 8 : 0);
+    Attribute &attr = binaries[{lhs.getAsOpaquePointer(),
+                                rhs.getAsOpaquePointer(), opKey}];
+    if (!attr)
+      attr = BinaryAttr::get(ctx, op, lhs, rhs);
+    return attr;
+  }
+  /// A plain decimal (no sign, suffix or leading zeros).
+  Attribute decimal(uint64_t value) {
+    if (value < smallInts.size()) {
+      Attribute &attr = smallInts[value];
+      if (!attr)
+        attr = ImmAttr::get(ctx, value, false, IntFormat::dec, false, 0);
+      return attr;
+    }
+    return immediate(value, false, IntFormat::dec, false, 0);
+  }
+  Attribute immediate(uint64_t value, bool negative, IntFormat format,
+                      bool unsignedSuffix, unsigned digits) {
+    Attribute &attr = immediates[{
+        value, unsigned(format) | negative << 8 | unsignedSuffix << 9, digits}];
+    if (!attr)
+      attr = ImmAttr::get(ctx, value, negative, format, unsignedSuffix, digits);
+    return attr;
   }
 
   /// `@name`. Labels and symbols recur (branch targets, debug data): one
@@ -607,11 +649,18 @@ private:
     return cast<OpT>(op);
   }
 
+  /// The names of the ops built from properties, looked up once per file.
   template <typename OpT> OperationName opName() {
-    std::optional<OperationName> &name = cache.opNames[TypeID::get<OpT>()];
-    if (!name)
-      name.emplace(OpT::getOperationName(), ctx);
-    return *name;
+    if constexpr (std::is_same_v<OpT, InstOp>)
+      return instName;
+    else if constexpr (std::is_same_v<OpT, LabelOp>)
+      return labelName;
+    else if constexpr (std::is_same_v<OpT, LocOp>)
+      return locName;
+    else if constexpr (std::is_same_v<OpT, RegOp>)
+      return regName;
+    else
+      return dataName;
   }
 
   void createLabel(Location location, const Gaps &gaps, StringRef name) {
@@ -627,8 +676,8 @@ private:
     // Data rows repeat one type (`.b8`) thousands of times.
     if (same(token.text, lastTypeName))
       return lastType;
-    auto it = cache.types.find(token.text);
-    if (it == cache.types.end())
+    auto it = scalarTypes.find(token.text);
+    if (it == scalarTypes.end())
       return std::nullopt;
     lastTypeName = token.text;
     lastType = it->second;
@@ -636,6 +685,14 @@ private:
   }
   StringRef lastTypeName;
   ScalarType lastType = ScalarType::b8;
+  /// `.b32` -> b32, and so on (one hash lookup instead of a string switch),
+  /// made once per process.
+  static inline const llvm::StringMap<ScalarType> scalarTypes = [] {
+    llvm::StringMap<ScalarType> types;
+    for (uint32_t i = 0; i <= getMaxEnumValForScalarType(); ++i)
+      types[("." + stringifyScalarType(ScalarType(i))).str()] = ScalarType(i);
+    return types;
+  }();
   Type regType(ScalarType scalar, unsigned vecWidth) {
     if (scalar == ScalarType::pred)
       return PredType::get(ctx);
@@ -707,6 +764,7 @@ private:
   LogicalResult parseStatement();
   LogicalResult parseReg(Gaps &gaps);
   LogicalResult parseInst(Gaps &gaps);
+  bool scanInstOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands);
   LogicalResult parseLoc(Gaps &gaps);
   LogicalResult parsePragma(Gaps &gaps, Location location);
   LogicalResult parseLabeled(Gaps &gaps);
@@ -823,6 +881,11 @@ private:
   }
 
   StringAttr triviaName = StringAttr::get(ctx, kTriviaAttrName);
+  OperationName instName{InstOp::getOperationName(), ctx},
+      labelName{LabelOp::getOperationName(), ctx},
+      locName{LocOp::getOperationName(), ctx},
+      regName{RegOp::getOperationName(), ctx},
+      dataName{DataOp::getOperationName(), ctx};
   DictionaryAttr noAttributes = DictionaryAttr::get(ctx);
   /// Attributes made of a few others, looked up here before MLIR uniques
   /// them: most instructions repeat an operand list or an address seen
@@ -869,6 +932,13 @@ private:
   };
   ListCache<ArrayAttr> operandLists;
   ListCache<AddrAttr> addresses;
+  ListCache<VectorAttr> vectors;
+  /// Offsets and other numbers past the small ones (`[%SP+2976]` recurs
+  /// as often as the stack slot is used), and the operations on them.
+  llvm::DenseMap<std::tuple<uint64_t, unsigned, unsigned>, Attribute>
+      immediates;
+  llvm::DenseMap<std::tuple<const void *, const void *, unsigned>, Attribute>
+      binaries;
 
   /// Symbol references made so far (keys point into the buffer).
   llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
@@ -1275,10 +1345,7 @@ bool Parser::scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values) {
       if (digits > 3 || (digits > 1 && *start == '0') ||
           (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
         return false;
-      value = smallInts[number];
-      if (!value)
-        value = smallInts[number] = ImmAttr::get(ctx, uint64_t(number), false,
-                                                 IntFormat::dec, false, 0);
+      value = decimal(number);
     } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
       while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
         ++p;
@@ -1309,6 +1376,151 @@ bool Parser::scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values) {
       recordGap(gaps, StringRef(), Gap::None); // before the comma
     recordGap(gaps, item.gap, i ? Gap::DataValue : Gap::DataValue1);
     values.push_back(item.value);
+  }
+  lexer.seek(p);
+  lexer.lex(tok);
+  return true;
+}
+
+/// The operands of an instruction and its `;`, scanned straight from the
+/// buffer when they take the common forms: registers, decimals and names,
+/// `[a]`, `[a+b]` and `{a, b, ...}` of those, on the opcode's line. The
+/// gaps, their slots and the attributes are those the general parser would
+/// make (the corpus test and the fuzzer compare the two, see noFastPaths).
+/// Anything else, and the scan undoes what it recorded and returns false.
+bool Parser::scanInstOperands(Gaps &gaps,
+                              SmallVectorImpl<Attribute> &operands) {
+  if (hasLookahead || noFastPaths)
+    return false;
+  const char *p = lexer.position(), *end = lexer.limit();
+  size_t gapCount = gaps.size();
+  bool styled = gaps.styled;
+  unsigned operators = statementOperators;
+  auto giveUp = [&] {
+    gaps.truncate(gapCount);
+    gaps.styled = styled;
+    operands.clear();
+    instRegisters.clear();
+    statementOperators = operators;
+    return false;
+  };
+  // Spaces and tabs before the next character, which must be on this line
+  // and not start a comment.
+  auto spaces = [&](StringRef &gap) {
+    const char *start = p;
+    while (p != end && (*p == ' ' || *p == '\t'))
+      ++p;
+    gap = StringRef(start, p - start);
+    return p != end && !(kClasses[uint8_t(*p)] & kSpace) && *p != '/';
+  };
+  // `c` after its gap; if it is not there, nothing is consumed.
+  auto punct = [&](char c, Gap slot) {
+    const char *start = p;
+    StringRef gap;
+    if (!spaces(gap) || *p != c) {
+      p = start;
+      return false;
+    }
+    recordGap(gaps, gap, slot);
+    ++p;
+    return true;
+  };
+  // A register, a name or a decimal, after its gap.
+  auto term = [&](Gap slot, Attribute &result) {
+    StringRef gap;
+    if (!spaces(gap))
+      return false;
+    const char *start = p;
+    if (llvm::isDigit(*p)) {
+      uint64_t value = 0;
+      while (p != end && llvm::isDigit(*p))
+        value = value * 10 + unsigned(*p++ - '0');
+      if ((p - start > 1 && *start == '0') || p - start > 19 ||
+          (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+        return false;
+      recordGap(gaps, gap, slot);
+      result = decimal(value);
+      return true;
+    }
+    if (!(kClasses[uint8_t(*p)] & kWordStart) || *p == '.')
+      return false;
+    ++p;
+    while (p != end && *p != '.' && (kClasses[uint8_t(*p)] & kWordChar))
+      ++p;
+    StringRef word(start, p - start);
+    // A component (`%v.x`), a special register (`%tid.x`), `a::b`, a sink
+    // or a lone `%` goes to the general parser.
+    if ((p != end && (*p == '.' || *p == ':')) || word == "_" || word == "%")
+      return false;
+    Value value = findRegister(word);
+    if (!value && word[0] == '%')
+      return false;
+    // (`generic(sym)` and `mask(...)` are not names.)
+    const char *next = p;
+    while (next != end && (*next == ' ' || *next == '\t'))
+      ++next;
+    if (!value && next != end && *next == '(')
+      return false;
+    recordGap(gaps, gap, slot);
+    if (value) {
+      result = regRef(instRegisters.size());
+      instRegisters.push_back(value);
+    } else {
+      result = symbolRef(word);
+    }
+    return true;
+  };
+  if (!punct(';', Gap::None)) {
+    Gap slot = Gap::InstOperand1;
+    while (true) {
+      Attribute operand;
+      const char *start = p;
+      StringRef open;
+      if (!spaces(open))
+        return giveUp();
+      if (*p == '[') {
+        recordGap(gaps, open, slot);
+        ++p;
+        Attribute address;
+        if (!term(Gap::None, address))
+          return giveUp();
+        if (punct('+', Gap::None)) {
+          Attribute offset;
+          if (++statementOperators > kMaxOperators ||
+              !term(Gap::None, offset))
+            return giveUp();
+          address = binary("+", address, offset);
+        }
+        if (!punct(']', Gap::None))
+          return giveUp();
+        operand = addresses.get(
+            address, [&] { return AddrAttr::get(ctx, address); });
+      } else if (*p == '{') {
+        recordGap(gaps, open, slot);
+        ++p;
+        SmallVector<Attribute, 8> elements;
+        Gap elementSlot = Gap::None;
+        do {
+          Attribute element;
+          if (!term(elementSlot, element))
+            return giveUp();
+          elements.push_back(element);
+          elementSlot = Gap::Space;
+        } while (punct(',', Gap::None));
+        if (!punct('}', Gap::None))
+          return giveUp();
+        operand = vectors.get(
+            elements, [&] { return VectorAttr::get(ctx, elements); });
+      } else if (p = start; !term(slot, operand)) {
+        return giveUp();
+      }
+      operands.push_back(operand);
+      slot = Gap::InstOperand;
+      if (punct(';', Gap::None))
+        break;
+      if (!punct(',', Gap::None))
+        return giveUp();
+    }
   }
   lexer.seek(p);
   lexer.lex(tok);
@@ -1663,22 +1875,27 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
       opcodeCache.erase(cached);
       return error(opcode, "malformed opcode '" + opcode + "'");
     }
-    cached->second = {StringAttr::get(ctx, parts.front()),
-                      builder.getStrArrayAttr(ArrayRef(parts).drop_front())};
+    SmallVector<Attribute, 8> modifiers;
+    for (StringRef part : ArrayRef(parts).drop_front())
+      modifiers.push_back(word(part));
+    cached->second = {word(parts.front()), ArrayAttr::get(ctx, modifiers)};
   }
   auto [mnemonic, modifiers] = cached->second;
-  take(gaps, opcodeSlot);
   SmallVector<Attribute, 8> operands;
   instRegisters.clear();
   allowRegisters = true;
-  if (!tok.is(';') &&
-      failed(parseExprList(gaps, operands, Gap::InstOperand1,
-                           Gap::InstOperand)))
-    return failure();
+  recordGap(gaps, tok.gap, opcodeSlot);
+  if (!scanInstOperands(gaps, operands)) {
+    advance(); // (the general parser, from the token after the opcode)
+    if (!tok.is(';') &&
+        failed(parseExprList(gaps, operands, Gap::InstOperand1,
+                             Gap::InstOperand)))
+      return failure();
+    if (failed(expectPunct(';', gaps, "at the end of the instruction",
+                           Gap::None)))
+      return failure();
+  }
   allowRegisters = false;
-  if (failed(expectPunct(';', gaps, "at the end of the instruction",
-                         Gap::None)))
-    return failure();
   InstOp::Properties properties;
   properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
   properties.setMnemonic(mnemonic);
@@ -1862,7 +2079,7 @@ LogicalResult Parser::parseExpr(Gaps &gaps, Attribute &result, Gap slot,
     Attribute rhs;
     if (failed(parseExpr(gaps, rhs, spacing, precedence + 1)))
       return failure();
-    result = BinaryAttr::get(ctx, op, result, rhs);
+    result = binary(op, result, rhs);
   }
 }
 
@@ -1941,7 +2158,8 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
       result = addresses.get(elements,
                              [&] { return AddrAttr::get(ctx, elements); });
     else if (open == '{')
-      result = VectorAttr::get(ctx, elements);
+      result = vectors.get(elements,
+                           [&] { return VectorAttr::get(ctx, elements); });
     else
       result = ParenAttr::get(ctx, elements);
     return success();
@@ -1994,11 +2212,7 @@ Attribute Parser::smallDecimal(const Token &token) {
       return {};
     value = value * 10 + unsigned(c - '0');
   }
-  Attribute &cached = smallInts[value];
-  if (!cached)
-    cached = ImmAttr::get(ctx, uint64_t(value), false, IntFormat::dec, false,
-                          0);
-  return cached;
+  return decimal(value);
 }
 
 LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
@@ -2096,17 +2310,10 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     minimal += 1;
   take(gaps, slot);
   unsigned digitsAttr = written == minimal ? 0 : written;
-  // Small plain decimals repeat all over a kernel: cache their attributes.
-  if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr &&
-      !negative && value < smallInts.size()) {
-    Attribute &cached = smallInts[value];
-    if (!cached)
-      cached = ImmAttr::get(ctx, value, false, format, false, 0);
-    result = cached;
-    return success();
-  }
-  result = ImmAttr::get(ctx, value, negative, format, unsignedSuffix,
-                        digitsAttr);
+  if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr && !negative)
+    result = decimal(value);
+  else
+    result = immediate(value, negative, format, unsignedSuffix, digitsAttr);
   return success();
 }
 
