@@ -208,7 +208,16 @@ public:
   /// for the parser's fast path over data rows, which scans them directly.
   const char *position() const { return cur; }
   const char *limit() const { return end; }
-  void seek(const char *to) { cur = to; }
+  /// Moves to `to`, `lines` newlines further, the last of them ending at
+  /// `newLineStart`.
+  void seek(const char *to, unsigned lines = 0,
+            const char *newLineStart = nullptr) {
+    cur = to;
+    if (lines) {
+      line += lines;
+      lineStart = newLineStart;
+    }
+  }
   const char *errorPos = nullptr;
   std::string errorMessage;
 
@@ -673,13 +682,16 @@ private:
   std::optional<ScalarType> scalarTypeOf(const Token &token) {
     if (token.kind != TokKind::Word)
       return std::nullopt;
+    return scalarTypeOf(token.text);
+  }
+  std::optional<ScalarType> scalarTypeOf(StringRef text) {
     // Data rows repeat one type (`.b8`) thousands of times.
-    if (same(token.text, lastTypeName))
+    if (same(text, lastTypeName))
       return lastType;
-    auto it = scalarTypes.find(token.text);
+    auto it = scalarTypes.find(text);
     if (it == scalarTypes.end())
       return std::nullopt;
-    lastTypeName = token.text;
+    lastTypeName = text;
     lastType = it->second;
     return it->second;
   }
@@ -755,7 +767,10 @@ private:
   LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
   LogicalResult parseVar(Gaps &gaps, Linkage linkage);
   LogicalResult parseSection(Gaps &gaps);
-  bool scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values);
+  bool scanDataRows(Gaps &gaps, ScalarType type,
+                    SmallVectorImpl<Attribute> &values,
+                    SmallVectorImpl<int32_t> &rowTypes,
+                    SmallVectorImpl<int32_t> &rowSizes);
   LogicalResult parseFile(Gaps &gaps);
 
   //===--- Function bodies ------------------------------------------------===//
@@ -1314,70 +1329,111 @@ LogicalResult Parser::parseFile(Gaps &gaps) {
 }
 
 /// The rows that make up nearly all debug data, `.b8 1, 17, 1` and
-/// `.b64 $L__tmp12`, scanned straight from the buffer: values that are small
-/// decimals or plain names, separated by commas, spaces and tabs, with the
-/// row over once the next thing is a row, a label or the closing brace.
-/// Anything else (an expression, a comment, a line break) returns false
-/// having consumed nothing, and the row goes through parseExpr.
-bool Parser::scanDataRow(Gaps &gaps, SmallVectorImpl<Attribute> &values) {
-  if (hasLookahead)
+/// `.b64 $L__tmp12`, one after another, scanned straight from the buffer
+/// from the current token (the first row's type): values that are decimals
+/// or plain names, separated by commas, spaces and tabs, a row over once
+/// the next thing is a row, a label or the closing brace. A row with
+/// anything else (an expression, a comment, a line break) ends the scan
+/// before it and goes through parseExpr; false if that is the first row.
+bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
+                          SmallVectorImpl<Attribute> &values,
+                          SmallVectorImpl<int32_t> &rowTypes,
+                          SmallVectorImpl<int32_t> &rowSizes) {
+  if (hasLookahead || noFastPaths)
     return false;
   const char *p = lexer.position(), *end = lexer.limit();
+  StringRef lineGap = tok.gap;
+  // Where the last whole row ends, and the lines passed to get there.
+  const char *rowEnd = nullptr;
+  unsigned lines = 0, rowEndLines = 0;
+  const char *lineStart = nullptr, *rowEndLineStart = nullptr;
   struct Item {
     StringRef gap;
     Attribute value;
   };
   SmallVector<Item, 8> items;
   while (true) {
-    const char *gapStart = p;
-    while (p != end && (*p == ' ' || *p == '\t'))
-      ++p;
-    StringRef gap(gapStart, p - gapStart);
-    const char *start = p;
-    if (p == end)
-      return false;
-    Attribute value;
-    if (llvm::isDigit(*p)) {
-      unsigned number = 0;
-      while (p != end && llvm::isDigit(*p) && p - start < 4)
-        number = number * 10 + unsigned(*p++ - '0');
-      size_t digits = p - start;
-      if (digits > 3 || (digits > 1 && *start == '0') ||
-          (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
-        return false;
-      value = decimal(number);
-    } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
-      while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
+    items.clear();
+    bool rowEnds = false; // after a value with no comma behind it
+    while (true) {
+      const char *gapStart = p;
+      while (p != end && (*p == ' ' || *p == '\t'))
         ++p;
-      StringRef name(start, p - start);
-      if ((p != end && *p == ':') || name == "generic" || name == "mask")
-        return false;
-      value = symbolRef(name);
-    } else {
-      return false;
+      StringRef gap(gapStart, p - gapStart);
+      const char *start = p;
+      if (p == end)
+        break;
+      Attribute value;
+      if (llvm::isDigit(*p)) {
+        uint64_t number = 0;
+        while (p != end && llvm::isDigit(*p))
+          number = number * 10 + unsigned(*p++ - '0');
+        size_t digits = p - start;
+        if (digits > 19 || (digits > 1 && *start == '0') ||
+            (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+          break;
+        value = decimal(number);
+      } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
+        while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
+          ++p;
+        StringRef name(start, p - start);
+        if ((p != end && *p == ':') || name == "generic" || name == "mask")
+          break;
+        value = symbolRef(name);
+      } else {
+        break;
+      }
+      items.push_back({gap, value});
+      if (p == end || *p != ',') {
+        rowEnds = true;
+        break;
+      }
+      ++p; // ',' right after the value: no gap before it
     }
-    items.push_back({gap, value});
-    if (p == end || *p != ',')
+    // The row is whole if what follows starts a row (`.b8`), a label or the
+    // closing brace: an operator, a parenthesis or a comment might continue
+    // the last value.
+    const char *next = p;
+    while (next != end && (kClasses[uint8_t(*next)] & kSpace))
+      ++next;
+    if (!rowEnds || (next != end && *next != '.' && *next != '}' &&
+                     *next != '$' && *next != '_' && !llvm::isAlpha(*next)))
       break;
-    ++p; // ',' right after the value: no gap before it
+    recordGap(gaps, lineGap, Gap::DataLine);
+    for (auto [i, item] : llvm::enumerate(items)) {
+      if (i)
+        recordGap(gaps, StringRef(), Gap::None); // before the comma
+      recordGap(gaps, item.gap, i ? Gap::DataValue : Gap::DataValue1);
+      values.push_back(item.value);
+    }
+    rowTypes.push_back(int32_t(type));
+    rowSizes.push_back(int32_t(items.size()));
+    rowEnd = p;
+    rowEndLines = lines;
+    rowEndLineStart = lineStart;
+    // The next row's type, after plain whitespace.
+    const char *gapStart = p;
+    while (p != end && (kClasses[uint8_t(*p)] & kSpace)) {
+      if (*p == '\n') {
+        ++lines;
+        lineStart = p + 1;
+      }
+      ++p;
+    }
+    if (p == end || *p != '.')
+      break;
+    lineGap = StringRef(gapStart, p - gapStart);
+    const char *word = p++;
+    while (p != end && *p != '.' && (kClasses[uint8_t(*p)] & kWordChar))
+      ++p;
+    std::optional<ScalarType> nextType = scalarTypeOf(StringRef(word, p - word));
+    if (!nextType)
+      break;
+    type = *nextType;
   }
-  // The row ends here only if what follows starts a row (`.b8`), a label or
-  // the closing brace: an operator, a parenthesis or a comment might
-  // continue the last value.
-  const char *next = p;
-  while (next != end && (kClasses[uint8_t(*next)] & kSpace))
-    ++next;
-  if (next != end && *next != '.' && *next != '}' && *next != '$' &&
-      *next != '_' && !llvm::isAlpha(*next))
+  if (!rowEnd)
     return false;
-  recordGap(gaps, tok.gap, Gap::DataLine);
-  for (auto [i, item] : llvm::enumerate(items)) {
-    if (i)
-      recordGap(gaps, StringRef(), Gap::None); // before the comma
-    recordGap(gaps, item.gap, i ? Gap::DataValue : Gap::DataValue1);
-    values.push_back(item.value);
-  }
-  lexer.seek(p);
+  lexer.seek(rowEnd, rowEndLines, rowEndLineStart);
   lexer.lex(tok);
   return true;
 }
@@ -1569,14 +1625,14 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     rowSizes.clear();
     values.clear();
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
+      if (scanDataRows(itemGaps, *type, values, rowTypes, rowSizes))
+        continue;
       size_t before = values.size();
-      if (!scanDataRow(itemGaps, values)) {
-        take(itemGaps, Gap::DataLine);
-        statementOperators = 0;
-        if (failed(parseExprList(itemGaps, values, Gap::DataValue1,
-                                 Gap::DataValue)))
-          return failure();
-      }
+      take(itemGaps, Gap::DataLine);
+      statementOperators = 0;
+      if (failed(parseExprList(itemGaps, values, Gap::DataValue1,
+                               Gap::DataValue)))
+        return failure();
       rowTypes.push_back(int32_t(*type));
       rowSizes.push_back(int32_t(values.size() - before));
     }
