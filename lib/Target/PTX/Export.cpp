@@ -111,6 +111,36 @@ struct Writer {
     }
   }
 
+  /// A gap's text for an op at one style depth, with the style's line gaps
+  /// resolved; `breaks`: a new line indented to the op's depth instead.
+  struct GapText {
+    StringRef text;
+    bool breaks;
+  };
+  /// Rows of resolved gaps by style depth, made when first used (most files
+  /// nest two or three deep); the last row is for ops deeper than the style
+  /// goes. One table lookup per token, no branches on the style.
+  std::array<std::array<GapText, kNumGaps>, kMaxStyleDepth + 2> gapRows;
+  std::array<bool, kMaxStyleDepth + 2> rowMade{};
+
+  const GapText *gapsAt(unsigned styleDepth) {
+    unsigned depth = std::min(styleDepth, kMaxStyleDepth + 1);
+    if (LLVM_UNLIKELY(!rowMade[depth]))
+      makeRow(depth);
+    return gapRows[depth].data();
+  }
+  void makeRow(unsigned depth) {
+    for (unsigned i = 0; i < kNumGaps; ++i) {
+      GapText &slot = gapRows[depth][i];
+      slot = {gapText[i], breaksLine[i]};
+      if (slot.breaks && isStyleGap(Gap(i)) && depth <= kMaxStyleDepth)
+        if (const std::optional<StringRef> &line =
+                lineStyle[styleKey(Gap(i), depth)])
+          slot = {*line, false};
+    }
+    rowMade[depth] = true;
+  }
+
   char lastChar() const {
     return cur != buffer.get() ? cur[-1] : flushedLast;
   }
@@ -120,19 +150,22 @@ struct Writer {
   }
 
   /// Copies a few bytes: tokens and gaps are mostly shorter than 8.
-  static void copy(char *out, const char *in, size_t size) {
-    if (size >= 8 && size <= 16) {
-      memcpy(out, in, 8);
-      memcpy(out + size - 8, in + size - 8, 8);
-    } else if (size >= 4 && size < 8) {
+  LLVM_ATTRIBUTE_ALWAYS_INLINE static void copy(char *out, const char *in,
+                                                size_t size) {
+    if (size < 4) {
+      if (size != 0) {
+        // 1 to 3 bytes without a loop (some stores overlap).
+        out[0] = in[0];
+        out[size / 2] = in[size / 2];
+        out[size - 1] = in[size - 1];
+      }
+    } else if (size < 8) {
       memcpy(out, in, 4);
       memcpy(out + size - 4, in + size - 4, 4);
-    } else if (size != 0 && size < 4) {
-      // 1 to 3 bytes without a loop (some stores overlap).
-      out[0] = in[0];
-      out[size / 2] = in[size / 2];
-      out[size - 1] = in[size - 1];
-    } else if (size != 0) {
+    } else if (size <= 16) {
+      memcpy(out, in, 8);
+      memcpy(out + size - 8, in + size - 8, 8);
+    } else {
       memcpy(out, in, size);
     }
   }
@@ -150,28 +183,34 @@ struct Writer {
     copy(cur, text.data(), size);
     cur += size;
   }
-  /// Writes `gap` then `text`: the common case, with one capacity check.
-  void write(Gap gap, unsigned depth, unsigned styleDepth, StringRef text) {
-    StringRef gapString = gapText[unsigned(gap)];
-    bool breaks = breaksLine[unsigned(gap)];
-    if (breaks && isStyleGap(gap) && styleDepth <= kMaxStyleDepth) {
-      // A line slot the style fills (each instruction, each data row).
-      if (const std::optional<StringRef> &line =
-              lineStyle[styleKey(gap, styleDepth)]) {
-        gapString = *line;
-        breaks = false;
-      }
-    }
-    if (LLVM_UNLIKELY(breaks ||
-                      size_t(end - cur) < gapString.size() + text.size())) {
-      writeGap(gap, depth, styleDepth);
-      write(text);
+  /// Writes `gap` (from `gaps`, the op's row) then `text`: the common case,
+  /// with one capacity check.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void write(const GapText *gaps, Gap gap,
+                                          unsigned depth, StringRef text) {
+    const GapText &gapText = gaps[unsigned(gap)];
+    if (LLVM_UNLIKELY(gapText.breaks)) {
+      writeSlow(gapText, gap, depth, text);
       return;
     }
-    copy(cur, gapString.data(), gapString.size());
-    cur += gapString.size();
-    copy(cur, text.data(), text.size());
-    cur += text.size();
+    write(gapText.text, text);
+  }
+  /// Writes `first` then `second`, with one capacity check.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void write(StringRef first, StringRef second) {
+    char *p = cur;
+    if (LLVM_UNLIKELY(size_t(end - p) < first.size() + second.size())) {
+      write(first);
+      write(second);
+      return;
+    }
+    copy(p, first.data(), first.size());
+    p += first.size();
+    copy(p, second.data(), second.size());
+    cur = p + second.size();
+  }
+  LLVM_ATTRIBUTE_NOINLINE void writeSlow(const GapText &gapText, Gap gap,
+                                         unsigned depth, StringRef text) {
+    writeGap(gapText, gap, depth);
+    write(text);
   }
   void flush() {
     if (cur == buffer.get())
@@ -184,16 +223,12 @@ struct Writer {
   /// `depth` indents a canonical line; `styleDepth` (the op's nesting
   /// depth) picks the style's line gap.
   void writeGap(Gap gap, unsigned depth, unsigned styleDepth) {
-    if (!breaksLine[unsigned(gap)]) {
-      write(gapText[unsigned(gap)]);
+    writeGap(gapsAt(styleDepth)[unsigned(gap)], gap, depth);
+  }
+  void writeGap(const GapText &gapText, Gap gap, unsigned depth) {
+    if (!gapText.breaks) {
+      write(gapText.text);
       return;
-    }
-    if (isStyleGap(gap) && styleDepth <= kMaxStyleDepth) {
-      if (const std::optional<StringRef> &text =
-              lineStyle[styleKey(gap, styleDepth)]) {
-        write(*text);
-        return;
-      }
     }
     if (!atLineStart())
       write("\n");
@@ -211,24 +246,24 @@ struct Writer {
 struct Rendering {
   Rendering(llvm::StringSaver &saver, Writer *direct, unsigned depth,
             unsigned styleDepth)
-      : saver(saver), direct(direct), depth(depth), styleDepth(styleDepth) {}
+      : saver(saver), direct(direct),
+        gaps(direct ? direct->gapsAt(styleDepth) : nullptr), depth(depth),
+        styleDepth(styleDepth) {}
   SmallVector<Tok, 24> head, tail;
   SmallVector<Tok, 24> *cur = &head;
   llvm::StringSaver &saver;
   Writer *direct;
+  /// The direct writer's gaps at this op's depth.
+  const Writer::GapText *gaps;
   /// The indentation of a canonical line, and the op's nesting depth.
   unsigned depth, styleDepth;
-  /// `text` must outlive the export (IR strings and literals do).
-  void add(StringRef text, Gap gap) {
-    if (direct) {
-      // (Punctuation, most of it, comes without a gap.)
-      if (gap == Gap::None)
-        direct->write(text);
-      else
-        direct->write(gap, depth, styleDepth, text);
-      return;
-    }
-    keep(text, gap);
+  /// `text` must outlive the export (IR strings and literals do). Inlined:
+  /// a call costs more than the copy (most tokens are a few bytes).
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void add(StringRef text, Gap gap) {
+    if (LLVM_LIKELY(direct))
+      direct->write(gaps, gap, depth, text);
+    else
+      keep(text, gap);
   }
   LLVM_ATTRIBUTE_NOINLINE void keep(StringRef text, Gap gap) {
     cur->push_back({text, gap});
@@ -237,8 +272,19 @@ struct Rendering {
   void add(const std::string &text, Gap gap) {
     add(direct ? StringRef(text) : saver.save(text), gap);
   }
-  template <size_t N> void add(const char (&text)[N], Gap gap) {
+  template <size_t N>
+  LLVM_ATTRIBUTE_ALWAYS_INLINE void add(const char (&text)[N], Gap gap) {
     add(StringRef(text, N - 1), gap);
+  }
+};
+
+/// Hashes an address with one multiply: the registers of a declaration lie
+/// next to each other, which the default pointer hash maps to runs of
+/// neighbouring buckets (long probes once runs overlap); MLIR's `Value`
+/// hash mixes well but costs more.
+struct AddressInfo : llvm::DenseMapInfo<const void *> {
+  static unsigned getHashValue(const void *address) {
+    return unsigned((uintptr_t(address) * 0x9E3779B97F4A7C15ull) >> 32);
   }
 };
 
@@ -253,9 +299,8 @@ public:
       return failure();
     Rendering r(saver, nullptr, 0, 0);
     r.add(".version", Gap::None);
-    r.add((Twine(module.getVersionMajor()) + "." +
-           Twine(module.getVersionMinor()))
-              .str(),
+    r.add(join(join(number(module.getVersionMajor()), "."),
+               number(module.getVersionMinor())),
           Gap::Space);
     r.add(".target", Gap::Line);
     for (auto [i, target] :
@@ -330,13 +375,14 @@ private:
 
   void writeTokens(ArrayRef<Tok> toks, ArrayRef<StringRef> gaps,
                    unsigned &gapIndex, const Rendering &r) {
-    for (const Tok &tok : toks) {
-      if (!gaps.empty())
-        out.write(gaps[gapIndex++]);
-      else
-        out.writeGap(tok.gap, r.depth, r.styleDepth);
-      out.write(tok.text);
+    if (!gaps.empty()) {
+      for (const Tok &tok : toks)
+        out.write(gaps[gapIndex++], tok.text);
+      return;
     }
+    const Writer::GapText *row = out.gapsAt(r.styleDepth);
+    for (const Tok &tok : toks)
+      out.write(row, tok.gap, r.depth, tok.text);
   }
 
   /// Writes `r` around `body` (which writes the nested ops); a direct
@@ -402,7 +448,7 @@ private:
             for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
               if (i)
                 r.add(",", Gap::None);
-              if (failed(renderExpr(data, r, value, {},
+              if (failed(renderOperand(data, r, value, {},
                                     i ? Gap::DataValue : Gap::DataValue1)))
                 return failure();
             }
@@ -411,6 +457,9 @@ private:
           return emit(data, r);
         })
         .Case([&](RegOp reg) {
+          // (Room for the names of the registers: growing the map as they
+          // are first used costs more.)
+          names.reserve(names.size() + reg->getNumResults());
           r.add(".reg", Gap::RegLine);
           renderType(r, reg.getType(), Gap::RegType);
           for (auto [i, name, count] :
@@ -668,7 +717,13 @@ private:
 
   LogicalResult renderInst(InstOp inst, Rendering &r) {
     Gap next = Gap::InstLine;
-    if (Value guard = inst.getGuard()) {
+    // The guard (optional) and the registers, read once: the generated
+    // accessors each walk the operand segment sizes.
+    ArrayRef<OpOperand> operands = inst->getOpOperands();
+    bool hasGuard = inst.getProperties().operandSegmentSizes[0] != 0;
+    ArrayRef<OpOperand> args = operands.drop_front(hasGuard);
+    if (hasGuard) {
+      Value guard = operands.front().get();
       r.add("@", Gap::InstLine);
       if (inst.getGuardNegated())
         r.add("!", Gap::None);
@@ -677,19 +732,13 @@ private:
     }
     auto [it, inserted] = opcodes.try_emplace(
         {inst.getMnemonicAttr(), inst.getModifiersAttr()});
-    if (inserted) {
-      std::string opcode = inst.getMnemonic().str();
-      for (StringRef modifier :
-           inst.getModifiers().getAsValueRange<StringAttr>())
-        (opcode += ".") += modifier;
-      it->second = saver.save(opcode);
-    }
+    if (inserted)
+      it->second = spellOpcode(inst);
     r.add(it->second, next);
-    ValueRange args = inst.getArgs();
     for (auto [i, operand] : llvm::enumerate(inst.getPtxOperands())) {
       if (i)
         r.add(",", Gap::None);
-      if (failed(renderExpr(inst, r, operand, args,
+      if (failed(renderOperand(inst, r, operand, args,
                             i ? Gap::InstOperand : Gap::InstOperand1)))
         return failure();
     }
@@ -697,30 +746,22 @@ private:
     return success();
   }
 
-  /// A register's name in two parts: `%r12`, register 12 of `%r<N>`, is
-  /// ("%r", 12); a register declared alone has no number. None for values
-  /// that `pyptx.reg` does not declare.
-  std::optional<std::pair<StringRef, std::optional<uint64_t>>>
-  nameParts(Value value) {
-    auto result = dyn_cast<OpResult>(value);
-    auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp();
-    if (!reg)
-      return std::nullopt;
-    uint64_t index = result.getResultNumber();
-    for (auto [name, count] :
-         llvm::zip(reg.getNames().getAsValueRange<StringAttr>(),
-                   reg.getCounts())) {
-      if (count < 0) {
-        if (index == 0)
-          return std::make_pair(name, std::optional<uint64_t>());
-        --index;
-        continue;
-      }
-      if (index < uint64_t(count))
-        return std::make_pair(name, std::optional<uint64_t>(index));
-      index -= count;
+  /// `mnemonic.mod1.mod2`, in the allocator.
+  StringRef spellOpcode(InstOp inst) {
+    StringRef mnemonic = inst.getMnemonic();
+    auto modifiers = inst.getModifiers().getAsValueRange<StringAttr>();
+    size_t size = mnemonic.size();
+    for (StringRef modifier : modifiers)
+      size += 1 + modifier.size();
+    char *text = allocator.Allocate<char>(size), *p = text;
+    memcpy(p, mnemonic.data(), mnemonic.size());
+    p += mnemonic.size();
+    for (StringRef modifier : modifiers) {
+      *p++ = '.';
+      memcpy(p, modifier.data(), modifier.size());
+      p += modifier.size();
     }
-    return std::nullopt;
+    return StringRef(text, size);
   }
 
   /// The decimal digits of `value`, written at the end of `buffer`.
@@ -732,101 +773,116 @@ private:
     return StringRef(p, end - p);
   }
 
-  /// Adds a register's name. Written directly, `%r12` is spelled from its
-  /// declaration each time: cheaper than looking the name up in a table of
-  /// every register of the file.
   void addRegister(Rendering &r, Value value, Gap gap) {
-    if (r.direct) {
-      if (auto parts = nameParts(value)) {
-        r.add(parts->first, gap);
-        if (parts->second) {
-          char buffer[24];
-          out.write(digitsInto(*parts->second, buffer));
-        }
-        return;
-      }
-    }
     r.add(nameOf(value), gap);
   }
 
+  /// A register's name, spelled once per export: a lookup by the value's
+  /// address is cheaper than spelling it from its declaration at each use.
   StringRef nameOf(Value value) {
-    auto [it, inserted] = names.try_emplace(value);
-    if (inserted)
-      it->second = spell(value);
-    return it->second;
+    auto it = names.find(value.getAsOpaquePointer());
+    if (LLVM_LIKELY(it != names.end()))
+      return it->second;
+    return addNames(value);
   }
 
-  /// A register's name, kept for the export (for kept tokens and names that
-  /// repeat), built without a std::string where it can.
-  StringRef spell(Value value) {
-    auto parts = nameParts(value);
-    if (!parts)
-      return saver.save(getRegisterName(value));
-    auto [prefix, index] = *parts;
-    if (!index)
-      return prefix;
+  /// Spells `value`'s name. A `pyptx.reg` of one range (`%r<100>`, the
+  /// common case, often larger than what the code uses) is spelled by
+  /// result; others (`%a, %b, %c`) are spelled all at once: walking the
+  /// declarators for each register would be quadratic.
+  LLVM_ATTRIBUTE_NOINLINE StringRef addNames(Value value) {
+    auto result = dyn_cast<OpResult>(value);
+    auto reg = result ? dyn_cast<RegOp>(result.getOwner()) : RegOp();
+    if (reg) {
+      ArrayAttr declared = reg.getNames();
+      ArrayRef<int64_t> counts = reg.getCounts();
+      if (counts.size() == 1 && counts[0] > result.getResultNumber()) {
+        StringRef name = join(cast<StringAttr>(declared[0]).getValue(),
+                              result.getResultNumber());
+        names.try_emplace(value.getAsOpaquePointer(), name);
+        return name;
+      }
+      ResultRange results = reg->getResults();
+      unsigned i = 0;
+      for (auto [name, count] :
+           llvm::zip(declared.getAsValueRange<StringAttr>(), counts)) {
+        if (count < 0) {
+          if (i < results.size())
+            names.try_emplace(results[i++].getAsOpaquePointer(), name);
+          continue;
+        }
+        for (int64_t n = 0; n < count && i < results.size(); ++n)
+          names.try_emplace(results[i++].getAsOpaquePointer(),
+                            join(name, n));
+      }
+      if (StringRef name = names.lookup(value.getAsOpaquePointer());
+          !name.empty())
+        return name;
+    }
+    StringRef name = saver.save(getRegisterName(value));
+    names[value.getAsOpaquePointer()] = name;
+    return name;
+  }
+
+  /// `prefix` and the digits of `n`, in the allocator.
+  StringRef join(StringRef prefix, uint64_t n) {
+    if (n < kSmallNumbers)
+      return join(prefix, smallNumbers()[n]);
     char buffer[24];
-    StringRef digits = digitsInto(*index, buffer);
-    char *text = allocator.Allocate<char>(prefix.size() + digits.size());
-    memcpy(text, prefix.data(), prefix.size());
-    memcpy(text + prefix.size(), digits.data(), digits.size());
-    return StringRef(text, prefix.size() + digits.size());
+    return join(prefix, digitsInto(n, buffer));
+  }
+  StringRef join(StringRef prefix, StringRef suffix) {
+    char *text = allocator.Allocate<char>(prefix.size() + suffix.size());
+    Writer::copy(text, prefix.data(), prefix.size());
+    Writer::copy(text + prefix.size(), suffix.data(), suffix.size());
+    return StringRef(text, prefix.size() + suffix.size());
   }
 
   LogicalResult renderList(Operation *op, Rendering &r, StringRef open,
                            ArrayRef<Attribute> elements, StringRef close,
-                           ValueRange registers, Gap gap) {
+                           ArrayRef<OpOperand> registers, Gap gap) {
     r.add(open, gap);
     for (auto [i, element] : llvm::enumerate(elements)) {
       if (i)
         r.add(",", Gap::None);
-      if (failed(renderExpr(op, r, element, registers, i ? Gap::Space : Gap::None)))
+      if (failed(renderOperand(op, r, element, registers,
+                                 i ? Gap::Space : Gap::None)))
         return failure();
     }
     r.add(close, Gap::None);
     return success();
   }
 
-  LogicalResult renderExpr(Operation *op, Rendering &r, Attribute expr,
-                           ValueRange registers, Gap gap) {
-    // The most common operands, first: a register without a component, a
-    // small decimal.
+  /// An operand or data value. The most common ones (a register without a
+  /// component, an integer) are rendered inline; renderExpr does the rest.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE LogicalResult
+  renderOperand(Operation *op, Rendering &r, Attribute expr,
+                ArrayRef<OpOperand> registers, Gap gap) {
     if (auto ref = dyn_cast<RegRefAttr>(expr)) {
-      if (ref.getIndex() < registers.size() && ref.getComponent().empty()) {
-        addRegister(r, registers[ref.getIndex()], gap);
+      unsigned index = ref.getIndex();
+      if (index < registers.size() && ref.getComponent().empty()) {
+        r.add(nameOf(registers[index].get()), gap);
         return success();
       }
     } else if (auto imm = dyn_cast<ImmAttr>(expr)) {
       renderInteger(r, imm, gap);
       return success();
     }
+    return renderExpr(op, r, expr, registers, gap);
+  }
+
+  LogicalResult renderExpr(Operation *op, Rendering &r, Attribute expr,
+                           ArrayRef<OpOperand> registers, Gap gap) {
+    // (Each case is a test: the common ones first. renderOperand has done
+    // registers and integers.)
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
-        .Case([&](RegRefAttr ref) -> LogicalResult {
-          if (ref.getIndex() >= registers.size())
-            return op->emitError("operand refers to a missing register");
-          StringRef name = nameOf(registers[ref.getIndex()]);
-          if (ref.getComponent().empty())
-            r.add(name, gap);
-          else
-            r.add((name + "." + ref.getComponent()).str(), gap);
-          return success();
+        .Case([&](AddrAttr addr) {
+          return renderList(op, r, "[", addr.getElements(), "]", registers,
+                            gap);
         })
-        .Case([&](ImmAttr imm) {
-          renderInteger(r, imm, gap);
-          return success();
-        })
-        .Case([&](FloatImmAttr imm) {
-          std::string text = "0";
-          text += imm.getIsDouble() ? (imm.getUpperPrefix() ? 'D' : 'd')
-                                    : (imm.getUpperPrefix() ? 'F' : 'f');
-          llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(
-              imm.getBits(), imm.getIsDouble() ? 16 : 8, !imm.getLowerDigits());
-          r.add(text, gap);
-          return success();
-        })
-        .Case([&](FlatSymbolRefAttr symbol) {
-          r.add(symbol.getValue(), gap);
-          return success();
+        .Case([&](VectorAttr vec) {
+          return renderList(op, r, "{", vec.getElements(), "}", registers,
+                            gap);
         })
         .Case([&](BinaryAttr binary) -> LogicalResult {
           StringRef opText = binary.getOp();
@@ -844,7 +900,7 @@ private:
             r.add("(", gap);
             gap = Gap::None;
           }
-          if (failed(renderExpr(op, r, binary.getLhs(), registers, gap)))
+          if (failed(renderOperand(op, r, binary.getLhs(), registers, gap)))
             return failure();
           if (lhsParens)
             r.add(")", Gap::None);
@@ -852,11 +908,34 @@ private:
           r.add(opText, tight ? Gap::None : Gap::Space);
           if (rhsParens)
             r.add("(", tight ? Gap::None : Gap::Space);
-          if (failed(renderExpr(op, r, binary.getRhs(), registers,
-                                tight || rhsParens ? Gap::None : Gap::Space)))
+          if (failed(renderOperand(op, r, binary.getRhs(), registers,
+                                   tight || rhsParens ? Gap::None
+                                                      : Gap::Space)))
             return failure();
           if (rhsParens)
             r.add(")", Gap::None);
+          return success();
+        })
+        .Case([&](RegRefAttr ref) -> LogicalResult {
+          if (ref.getIndex() >= registers.size())
+            return op->emitError("operand refers to a missing register");
+          StringRef name = nameOf(registers[ref.getIndex()].get());
+          if (ref.getComponent().empty())
+            r.add(name, gap);
+          else
+            r.add((name + "." + ref.getComponent()).str(), gap);
+          return success();
+        })
+        .Case([&](ImmAttr imm) {
+          renderInteger(r, imm, gap);
+          return success();
+        })
+        .Case([&](FloatImmAttr imm) {
+          r.add(spellFloat(imm), gap);
+          return success();
+        })
+        .Case([&](FlatSymbolRefAttr symbol) {
+          r.add(symbol.getValue(), gap);
           return success();
         })
         .Case([&](UnaryAttr unary) {
@@ -868,16 +947,8 @@ private:
             r.add("-", gap);
             gap = Gap::None;
           }
-          r.add(formatDecimalFloat(value), gap);
+          r.add(spellFloat(value), gap);
           return success();
-        })
-        .Case([&](AddrAttr addr) {
-          return renderList(op, r, "[", addr.getElements(), "]", registers,
-                            gap);
-        })
-        .Case([&](VectorAttr vec) {
-          return renderList(op, r, "{", vec.getElements(), "}", registers,
-                            gap);
         })
         .Case([&](ParenAttr paren) {
           return renderList(op, r, "(", paren.getElements(), ")", registers,
@@ -907,6 +978,26 @@ private:
         });
   }
 
+  /// A float immediate's text (`0f3F800000`, or a decimal's digits), made
+  /// once per distinct attribute: formatting one costs more than a lookup.
+  StringRef spellFloat(Attribute value) {
+    auto [it, inserted] = floats.try_emplace(value.getAsOpaquePointer());
+    if (inserted) {
+      std::string text;
+      if (auto imm = dyn_cast<FloatImmAttr>(value)) {
+        text = "0";
+        text += imm.getIsDouble() ? (imm.getUpperPrefix() ? 'D' : 'd')
+                                  : (imm.getUpperPrefix() ? 'F' : 'f');
+        llvm::raw_string_ostream(text) << llvm::format_hex_no_prefix(
+            imm.getBits(), imm.getIsDouble() ? 16 : 8, !imm.getLowerDigits());
+      } else {
+        text = formatDecimalFloat(cast<DecFloatAttr>(value));
+      }
+      it->second = saver.save(text);
+    }
+    return it->second;
+  }
+
   /// Digits of `value` in `radix`, padded with zeros to `width`.
   static std::string digitsOf(uint64_t value, unsigned radix, bool upper,
                               unsigned width) {
@@ -932,16 +1023,35 @@ private:
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
-    // An immediate's digits are spelled once per distinct attribute.
-    auto [it, inserted] = immediates.try_emplace(imm);
-    if (inserted)
-      it->second = {imm.getNegative(), spellInteger(imm)};
-    auto [negative, digits] = it->second;
-    if (negative) {
+    // An immediate is spelled once per distinct attribute.
+    auto it = immediates.find(imm.getAsOpaquePointer());
+    if (LLVM_UNLIKELY(it == immediates.end()))
+      it = addImmediate(imm);
+    const Spelled &spelled = it->second;
+    if (r.direct) {
+      // (The sign and the digits, with no gap between them, at once.)
+      r.add(spelled.text, gap);
+      return;
+    }
+    if (spelled.negative) {
       r.add("-", gap);
       gap = Gap::None;
     }
-    r.add(digits, gap);
+    r.add(spelled.digits(), gap);
+  }
+  struct Spelled {
+    StringRef text; // with the sign
+    bool negative;
+    StringRef digits() const { return text.drop_front(negative); }
+  };
+  using ImmediateMap = llvm::DenseMap<const void *, Spelled, AddressInfo>;
+  LLVM_ATTRIBUTE_NOINLINE ImmediateMap::iterator addImmediate(ImmAttr imm) {
+    StringRef digits = spellInteger(imm);
+    bool negative = imm.getNegative();
+    StringRef text = negative ? join("-", digits) : digits;
+    return immediates
+        .try_emplace(imm.getAsOpaquePointer(), Spelled{text, negative})
+        .first;
   }
 
   /// The digits of `imm`, with its radix prefix and suffix, without sign.
@@ -985,12 +1095,15 @@ private:
   StringAttr triviaName;
   llvm::BumpPtrAllocator allocator;
   llvm::StringSaver saver{allocator};
-  llvm::DenseMap<Value, StringRef> names;
+  /// Register names by value (`Value::getAsOpaquePointer`).
+  llvm::DenseMap<const void *, StringRef, AddressInfo> names;
   llvm::DenseMap<std::pair<Attribute, Attribute>, StringRef> opcodes;
   ArrayRef<StringRef> typeNames = scalarTypeNames();
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
   /// Each immediate's sign and digits.
-  llvm::DenseMap<Attribute, std::pair<bool, StringRef>> immediates;
+  ImmediateMap immediates;
+  /// Float immediates' text, by attribute.
+  llvm::DenseMap<const void *, StringRef, AddressInfo> floats;
 };
 } // namespace
 

@@ -373,15 +373,17 @@ private:
   /// Adds `gap` to the op's trivia, checking it against the style.
   void recordGap(Gaps &gaps, StringRef gap, Gap slot) {
     gaps.push_back(gap);
-    if (!gaps.styled)
-      return;
+    if (gaps.styled)
+      gaps.styled = fitsSlot(slot, gap);
+  }
+  /// Whether `gap` is what belongs at `slot` (learning the style's gap).
+  bool fitsSlot(Gap slot, StringRef gap) {
     // Inline, the common cases: no gap where none belongs, one space.
     if (slot == Gap::None)
-      gaps.styled = gap.empty();
-    else if (slot == Gap::Space)
-      gaps.styled = gap.size() == 1 && gap[0] == ' ';
-    else
-      gaps.styled = matchesStyle(slot, gap);
+      return gap.empty();
+    if (slot == Gap::Space)
+      return gap.size() == 1 && gap[0] == ' ';
+    return matchesStyle(slot, gap);
   }
 
   /// Whether `gap` is what the style puts at `slot`. A style slot learns
@@ -533,11 +535,27 @@ private:
   /// lookup here instead of uniquing a string and then a reference.
   FlatSymbolRefAttr symbolRef(StringRef name) {
     useSymbol(name);
-    FlatSymbolRefAttr &ref = symbolRefs[name];
-    if (!ref)
-      ref = FlatSymbolRefAttr::get(ctx, name);
-    return ref;
+    Symbol &symbol = symbolAttrs[name];
+    if (!symbol.ref) {
+      if (!symbol.name)
+        symbol.name = StringAttr::get(ctx, name);
+      symbol.ref = FlatSymbolRefAttr::get(symbol.name);
+    }
+    return symbol.ref;
   }
+  /// A label's name, shared with the references to it.
+  StringAttr symbolName(StringRef name) {
+    StringAttr &attr = symbolAttrs[name].name;
+    if (!attr)
+      attr = StringAttr::get(ctx, name);
+    return attr;
+  }
+  struct Symbol {
+    StringAttr name;
+    FlatSymbolRefAttr ref;
+  };
+  /// Names and references made so far (keys point into the buffer).
+  llvm::DenseMap<StringRef, Symbol> symbolAttrs;
 
   /// Which names the file uses without declaring them (ptxas rejects such
   /// files, but they still round-trip: the module records the names). The
@@ -674,7 +692,7 @@ private:
 
   void createLabel(Location location, const Gaps &gaps, StringRef name) {
     LabelOp::Properties properties;
-    properties.setSymName(StringAttr::get(ctx, name));
+    properties.setSymName(symbolName(name));
     createFromProperties<LabelOp>(location, gaps, properties);
   }
 
@@ -955,8 +973,6 @@ private:
   llvm::DenseMap<std::tuple<const void *, const void *, unsigned>, Attribute>
       binaries;
 
-  /// Symbol references made so far (keys point into the buffer).
-  llvm::DenseMap<StringRef, FlatSymbolRefAttr> symbolRefs;
   /// The gap learned for each style slot (see matchesStyle).
   std::array<std::optional<StringRef>, kNumStyleKeys> style{};
   /// The nesting depth of the statement being parsed, for line slots.
@@ -1450,42 +1466,46 @@ bool Parser::scanInstOperands(Gaps &gaps,
     return false;
   const char *p = lexer.position(), *end = lexer.limit();
   size_t gapCount = gaps.size();
-  bool styled = gaps.styled;
   unsigned operators = statementOperators;
   auto giveUp = [&] {
     gaps.truncate(gapCount);
-    gaps.styled = styled;
     operands.clear();
     instRegisters.clear();
     statementOperators = operators;
     return false;
   };
-  // Spaces and tabs before the next character, which must be on this line
-  // and not start a comment.
-  auto spaces = [&](StringRef &gap) {
+  // An op the style predicts needs no list of its gaps, only a check of
+  // each (up to the first that does not fit, as recordGap does); if one
+  // does not, the general parser takes the line and keeps them. An op that
+  // already has trivia keeps them all.
+  bool keepGaps = !gaps.styled, misfit = false;
+  auto noteGap = [&](StringRef gap, Gap slot) {
+    if (keepGaps)
+      gaps.push_back(gap);
+    else if (!misfit)
+      misfit = !fitsSlot(slot, gap);
+  };
+  // Each gap is scanned once: spaces and tabs up to the next token, which
+  // must be on this line and not start a comment. `gap` is the one before
+  // the token at `p`.
+  StringRef gap;
+  auto nextGap = [&] {
     const char *start = p;
     while (p != end && (*p == ' ' || *p == '\t'))
       ++p;
     gap = StringRef(start, p - start);
     return p != end && !(kClasses[uint8_t(*p)] & kSpace) && *p != '/';
   };
-  // `c` after its gap; if it is not there, nothing is consumed.
-  auto punct = [&](char c, Gap slot) {
-    const char *start = p;
-    StringRef gap;
-    if (!spaces(gap) || *p != c) {
-      p = start;
+  // Takes `c` at `p` (with its gap) and scans the next gap.
+  auto punct = [&](char c) {
+    if (*p != c)
       return false;
-    }
-    recordGap(gaps, gap, slot);
+    noteGap(gap, Gap::None);
     ++p;
-    return true;
+    return nextGap();
   };
-  // A register, a name or a decimal, after its gap.
+  // A register, a name or a decimal at `p`, then the next gap.
   auto term = [&](Gap slot, Attribute &result) {
-    StringRef gap;
-    if (!spaces(gap))
-      return false;
     const char *start = p;
     if (llvm::isDigit(*p)) {
       uint64_t value = 0;
@@ -1494,9 +1514,9 @@ bool Parser::scanInstOperands(Gaps &gaps,
       if ((p - start > 1 && *start == '0') || p - start > 19 ||
           (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
         return false;
-      recordGap(gaps, gap, slot);
+      noteGap(gap, slot);
       result = decimal(value);
-      return true;
+      return nextGap();
     }
     if (!(kClasses[uint8_t(*p)] & kWordStart) || *p == '.')
       return false;
@@ -1506,18 +1526,16 @@ bool Parser::scanInstOperands(Gaps &gaps,
     StringRef word(start, p - start);
     // A component (`%v.x`), a special register (`%tid.x`), `a::b`, a sink
     // or a lone `%` goes to the general parser.
-    if ((p != end && (*p == '.' || *p == ':')) || word == "_" || word == "%")
+    if ((p != end && (*p == '.' || *p == ':')) ||
+        (word.size() == 1 && (word[0] == '_' || word[0] == '%')))
       return false;
     Value value = findRegister(word);
-    if (!value && word[0] == '%')
+    StringRef wordGap = gap;
+    if (!nextGap())
       return false;
-    // (`generic(sym)` and `mask(...)` are not names.)
-    const char *next = p;
-    while (next != end && (*next == ' ' || *next == '\t'))
-      ++next;
-    if (!value && next != end && *next == '(')
-      return false;
-    recordGap(gaps, gap, slot);
+    if (!value && (word[0] == '%' || *p == '('))
+      return false; // (and `generic(sym)`, `mask(...)` are not names)
+    noteGap(wordGap, slot);
     if (value) {
       result = regRef(instRegisters.size());
       instRegisters.push_back(value);
@@ -1526,58 +1544,70 @@ bool Parser::scanInstOperands(Gaps &gaps,
     }
     return true;
   };
-  if (!punct(';', Gap::None)) {
+  if (!nextGap())
+    return giveUp();
+  if (*p == ';') {
+    noteGap(gap, Gap::None);
+    ++p;
+  } else {
     Gap slot = Gap::InstOperand1;
     while (true) {
       Attribute operand;
-      const char *start = p;
-      StringRef open;
-      if (!spaces(open))
-        return giveUp();
       if (*p == '[') {
-        recordGap(gaps, open, slot);
+        noteGap(gap, slot);
         ++p;
         Attribute address;
-        if (!term(Gap::None, address))
+        if (!nextGap() || !term(Gap::None, address))
           return giveUp();
-        if (punct('+', Gap::None)) {
+        if (*p == '+') {
           Attribute offset;
-          if (++statementOperators > kMaxOperators ||
+          if (++statementOperators > kMaxOperators || !punct('+') ||
               !term(Gap::None, offset))
             return giveUp();
           address = binary("+", address, offset);
         }
-        if (!punct(']', Gap::None))
+        if (!punct(']'))
           return giveUp();
         operand = addresses.get(
             address, [&] { return AddrAttr::get(ctx, address); });
       } else if (*p == '{') {
-        recordGap(gaps, open, slot);
+        noteGap(gap, slot);
         ++p;
         SmallVector<Attribute, 8> elements;
         Gap elementSlot = Gap::None;
-        do {
+        if (!nextGap())
+          return giveUp();
+        while (true) {
           Attribute element;
           if (!term(elementSlot, element))
             return giveUp();
           elements.push_back(element);
           elementSlot = Gap::Space;
-        } while (punct(',', Gap::None));
-        if (!punct('}', Gap::None))
+          if (*p != ',')
+            break;
+          if (!punct(','))
+            return giveUp();
+        }
+        if (!punct('}'))
           return giveUp();
         operand = vectors.get(
             elements, [&] { return VectorAttr::get(ctx, elements); });
-      } else if (p = start; !term(slot, operand)) {
+      } else if (!term(slot, operand)) {
         return giveUp();
       }
       operands.push_back(operand);
       slot = Gap::InstOperand;
-      if (punct(';', Gap::None))
+      if (*p == ';') {
+        noteGap(gap, Gap::None);
+        ++p;
         break;
-      if (!punct(',', Gap::None))
+      }
+      if (!punct(','))
         return giveUp();
     }
   }
+  if (misfit)
+    return giveUp();
   lexer.seek(p);
   lexer.lex(tok);
   return true;
