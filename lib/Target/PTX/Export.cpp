@@ -57,6 +57,30 @@ ArrayRef<StringRef> scalarTypeNames() {
   return names.refs;
 }
 
+/// `.global`, `.shared`, ... by StateSpace.
+ArrayRef<StringRef> spaceNames() {
+  static const Spellings names(getMaxEnumValForStateSpace() + 1, [](unsigned i) {
+    return ("." + spaceName(StateSpace(i))).str();
+  });
+  return names.refs;
+}
+
+/// `.visible`, `.extern`, ... by Linkage.
+ArrayRef<StringRef> linkageNames() {
+  static const Spellings names(getMaxEnumValForLinkage() + 1, [](unsigned i) {
+    return ("." + stringifyLinkage(Linkage(i))).str();
+  });
+  return names.refs;
+}
+
+/// `.entry` and `.func` by FuncKind.
+ArrayRef<StringRef> funcKindNames() {
+  static const Spellings names(getMaxEnumValForFuncKind() + 1, [](unsigned i) {
+    return ("." + stringifyFuncKind(FuncKind(i))).str();
+  });
+  return names.refs;
+}
+
 /// The decimal spellings of small numbers, which recur all over a kernel.
 constexpr unsigned kSmallNumbers = 1024;
 ArrayRef<StringRef> smallNumbers() {
@@ -220,11 +244,8 @@ struct Writer {
     cur = buffer.get();
   }
 
-  /// `depth` indents a canonical line; `styleDepth` (the op's nesting
-  /// depth) picks the style's line gap.
-  void writeGap(Gap gap, unsigned depth, unsigned styleDepth) {
-    writeGap(gapsAt(styleDepth)[unsigned(gap)], gap, depth);
-  }
+  /// `depth` indents a canonical line (the style's line gaps are resolved
+  /// in `gapText`).
   void writeGap(const GapText &gapText, Gap gap, unsigned depth) {
     if (!gapText.breaks) {
       write(gapText.text);
@@ -265,7 +286,7 @@ struct Rendering {
     else
       keep(text, gap);
   }
-  LLVM_ATTRIBUTE_NOINLINE void keep(StringRef text, Gap gap) {
+  void keep(StringRef text, Gap gap) {
     cur->push_back({text, gap});
   }
   /// Adds a token built on the fly.
@@ -311,7 +332,7 @@ public:
     }
     if (auto size = module.getAddressSize()) {
       r.add(".address_size", Gap::Line);
-      r.add(std::to_string(*size), Gap::Space);
+      r.add(number(*size), Gap::Space);
     }
     r.cur = &r.tail;
     r.add("", Gap::Line); // the end of the file
@@ -470,7 +491,7 @@ private:
             r.add(name, i ? Gap::RegName : Gap::RegName1);
             if (count >= 0) {
               r.add("<", Gap::None);
-              r.add(std::to_string(count), Gap::None);
+              r.add(number(count), Gap::None);
               r.add(">", Gap::None);
             }
           }
@@ -576,7 +597,7 @@ private:
     }
     auto reg = cast<RegType>(type);
     if (reg.getVecWidth() > 1)
-      r.add(".v" + std::to_string(reg.getVecWidth()), gap);
+      r.add(join(".v", reg.getVecWidth()), gap);
     r.add(typeNames[unsigned(reg.getType())], gap);
   }
 
@@ -584,7 +605,7 @@ private:
     for (int64_t dim : dims) {
       r.add("[", Gap::None);
       if (dim >= 0)
-        r.add(std::to_string(dim), Gap::None);
+        r.add(number(dim), Gap::None);
       r.add("]", Gap::None);
     }
   }
@@ -594,24 +615,24 @@ private:
                           ScalarType type) {
     if (align) {
       r.add(".align", Gap::Space);
-      r.add(std::to_string(align), Gap::Space);
+      r.add(number(align), Gap::Space);
     }
     if (vecWidth > 1)
-      r.add(".v" + std::to_string(vecWidth), Gap::Space);
+      r.add(join(".v", vecWidth), Gap::Space);
     r.add(typeNames[unsigned(type)], Gap::Space);
   }
 
   void renderParam(Rendering &r, ParamAttr param, Gap first) {
-    r.add(("." + spaceName(param.getSpace())).str(), first);
+    r.add(spaceNames()[unsigned(param.getSpace())], first);
     renderAlignAndType(r, param.getAlign(), param.getVecWidth(),
                        param.getType());
     if (param.getIsPtr()) {
       r.add(".ptr", Gap::Space);
       if (param.getPtrSpace() != StateSpace::reg)
-        r.add(("." + spaceName(param.getPtrSpace())).str(), Gap::Space);
+        r.add(spaceNames()[unsigned(param.getPtrSpace())], Gap::Space);
       if (param.getPtrAlign()) {
         r.add(".align", Gap::Space);
-        r.add(std::to_string(param.getPtrAlign()), Gap::Space);
+        r.add(number(param.getPtrAlign()), Gap::Space);
       }
     }
     r.add(param.getName().getValue(), Gap::Space);
@@ -633,13 +654,13 @@ private:
   Gap renderLinkage(Rendering &r, Linkage linkage, Gap first) {
     if (linkage == Linkage::none)
       return first;
-    r.add(("." + stringifyLinkage(linkage)).str(), first);
+    r.add(linkageNames()[unsigned(linkage)], first);
     return Gap::Space;
   }
 
   LogicalResult exportFunc(FuncOp func, Rendering &r, Gap first) {
     Gap next = renderLinkage(r, func.getLinkage(), first);
-    r.add(("." + stringifyFuncKind(func.getKind())).str(), next);
+    r.add(funcKindNames()[unsigned(func.getKind())], next);
     if (!func.getRetParams().empty() || func.getEmptyRetList())
       renderInlineParams(r, func.getRetParams(), Gap::Space);
     r.add(func.getSymName(), Gap::Space);
@@ -674,12 +695,15 @@ private:
     r.add("{", Gap::Line);
     r.cur = &r.tail;
     r.add("}", Gap::Line);
+    // A function's registers are its own: dropping the last function's
+    // names keeps the map small, and reserving room for the next cheap.
+    names.clear();
     return emit(func, r, [&] { return exportBlock(func.getBody(), 1); });
   }
 
   void renderVar(VarOp var, Rendering &r, Gap first) {
     Gap next = renderLinkage(r, var.getLinkage(), first);
-    r.add(("." + spaceName(var.getSpace())).str(), next);
+    r.add(spaceNames()[unsigned(var.getSpace())], next);
     if (ArrayAttr attributes = var.getVarAttributesAttr()) {
       r.add(".attribute", Gap::Space);
       r.add("(", Gap::None);

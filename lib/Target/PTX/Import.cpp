@@ -798,6 +798,9 @@ private:
   LogicalResult parseReg(Gaps &gaps);
   LogicalResult parseInst(Gaps &gaps);
   bool scanInstOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands);
+  enum class OperandScan { Done, GiveUp, Misfit };
+  OperandScan scanOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands,
+                           bool keepGaps);
   LogicalResult parseLoc(Gaps &gaps);
   LogicalResult parsePragma(Gaps &gaps, Location location);
   LogicalResult parseLabeled(Gaps &gaps);
@@ -818,6 +821,10 @@ private:
                               Gap first, Gap later);
   LogicalResult parseNumber(Gaps &gaps, bool negative, Attribute &result,
                             Gap slot);
+  /// The attribute of a number token's `text` (after a `-` if `negative`),
+  /// or null with `problem` set if it is malformed.
+  Attribute numberAttr(StringRef text, bool negative, std::string &problem);
+  Attribute floatAttr(StringRef text, bool negative, std::string &problem);
   /// A `%` register operand.
   LogicalResult parseRegister(Gaps &gaps, Attribute &result, Gap slot);
   /// `number(expr)` in an initializer: the mask of `expr`'s bytes.
@@ -970,6 +977,8 @@ private:
   /// as often as the stack slot is used), and the operations on them.
   llvm::DenseMap<std::tuple<uint64_t, unsigned, unsigned>, Attribute>
       immediates;
+  /// Floating-point literals by their text (null: malformed).
+  llvm::StringMap<Attribute> floats, negativeFloats;
   llvm::DenseMap<std::tuple<const void *, const void *, unsigned>, Attribute>
       binaries;
 
@@ -1464,24 +1473,41 @@ bool Parser::scanInstOperands(Gaps &gaps,
                               SmallVectorImpl<Attribute> &operands) {
   if (hasLookahead || noFastPaths)
     return false;
-  const char *p = lexer.position(), *end = lexer.limit();
   size_t gapCount = gaps.size();
   unsigned operators = statementOperators;
-  auto giveUp = [&] {
+  auto reset = [&] {
     gaps.truncate(gapCount);
     operands.clear();
     instRegisters.clear();
     statementOperators = operators;
-    return false;
   };
   // An op the style predicts needs no list of its gaps, only a check of
-  // each (up to the first that does not fit, as recordGap does); if one
-  // does not, the general parser takes the line and keeps them. An op that
-  // already has trivia keeps them all.
-  bool keepGaps = !gaps.styled, misfit = false;
+  // each; if one does not fit, the line is scanned again keeping them, as
+  // the general parser would.
+  OperandScan scan = gaps.styled ? scanOperands(gaps, operands, false)
+                                 : OperandScan::Misfit;
+  if (scan == OperandScan::Misfit) {
+    reset();
+    scan = scanOperands(gaps, operands, true);
+  }
+  if (scan != OperandScan::Done) {
+    reset();
+    return false;
+  }
+  return true;
+}
+
+Parser::OperandScan Parser::scanOperands(Gaps &gaps,
+                                         SmallVectorImpl<Attribute> &operands,
+                                         bool keepGaps) {
+  const char *p = lexer.position(), *end = lexer.limit();
+  auto giveUp = [] { return OperandScan::GiveUp; };
+  // Checks each gap (up to the first that does not fit, as recordGap
+  // does), or keeps them all.
+  bool misfit = false;
   auto noteGap = [&](StringRef gap, Gap slot) {
     if (keepGaps)
-      gaps.push_back(gap);
+      recordGap(gaps, gap, slot);
     else if (!misfit)
       misfit = !fitsSlot(slot, gap);
   };
@@ -1504,18 +1530,36 @@ bool Parser::scanInstOperands(Gaps &gaps,
     ++p;
     return nextGap();
   };
-  // A register, a name or a decimal at `p`, then the next gap.
+  // A register, a name, a number or a sink at `p`, then the next gap.
   auto term = [&](Gap slot, Attribute &result) {
     const char *start = p;
-    if (llvm::isDigit(*p)) {
+    if (*p == '-' || llvm::isDigit(*p)) {
+      // `-1` is `-` (in the slot) and the number, as parseUnary reads it.
+      bool negative = *p == '-';
+      Gap numberSlot = slot;
+      if (negative) {
+        noteGap(gap, slot);
+        ++p;
+        if (!nextGap() || !llvm::isDigit(*p))
+          return false;
+        numberSlot = Gap::None;
+        start = p;
+      }
       uint64_t value = 0;
       while (p != end && llvm::isDigit(*p))
         value = value * 10 + unsigned(*p++ - '0');
-      if ((p - start > 1 && *start == '0') || p - start > 19 ||
-          (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
-        return false;
-      noteGap(gap, slot);
-      result = decimal(value);
+      if (!negative && (p == end || !(kClasses[uint8_t(*p)] & kNumberChar)) &&
+          (p - start == 1 || *start != '0') && p - start <= 19) {
+        result = decimal(value); // (the common case: a plain decimal)
+      } else {
+        while (p != end && (kClasses[uint8_t(*p)] & kNumberChar))
+          ++p;
+        std::string problem; // (the general parser reports it)
+        result = numberAttr(StringRef(start, p - start), negative, problem);
+        if (!result)
+          return false;
+      }
+      noteGap(gap, numberSlot);
       return nextGap();
     }
     if (!(kClasses[uint8_t(*p)] & kWordStart) || *p == '.')
@@ -1527,8 +1571,13 @@ bool Parser::scanInstOperands(Gaps &gaps,
     // A component (`%v.x`), a special register (`%tid.x`), `a::b`, a sink
     // or a lone `%` goes to the general parser.
     if ((p != end && (*p == '.' || *p == ':')) ||
-        (word.size() == 1 && (word[0] == '_' || word[0] == '%')))
+        (word.size() == 1 && word[0] == '%'))
       return false;
+    if (word.size() == 1 && word[0] == '_') {
+      noteGap(gap, slot);
+      result = SinkAttr::get(ctx);
+      return nextGap();
+    }
     Value value = findRegister(word);
     StringRef wordGap = gap;
     if (!nextGap())
@@ -1607,10 +1656,10 @@ bool Parser::scanInstOperands(Gaps &gaps,
     }
   }
   if (misfit)
-    return giveUp();
+    return OperandScan::Misfit;
   lexer.seek(p);
   lexer.lex(tok);
-  return true;
+  return OperandScan::Done;
 }
 
 LogicalResult Parser::parseSection(Gaps &gaps) {
@@ -2303,56 +2352,36 @@ Attribute Parser::smallDecimal(const Token &token) {
 
 LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
                                   Attribute &result, Gap slot) {
-  StringRef text = tok.text;
-  if (!negative) {
-    if (Attribute number = smallDecimal(tok)) {
-      take(gaps, slot);
-      result = number;
-      return success();
-    }
+  std::string problem;
+  Attribute number = numberAttr(tok.text, negative, problem);
+  if (!number)
+    return error(problem);
+  take(gaps, slot);
+  result = number;
+  return success();
+}
+
+Attribute Parser::numberAttr(StringRef text, bool negative,
+                             std::string &problem) {
+  if (!negative && !text.empty() && text.size() <= 19 &&
+      (text.size() == 1 || text[0] != '0') && llvm::all_of(text, llvm::isDigit)) {
+    uint64_t value = 0;
+    for (char c : text)
+      value = value * 10 + unsigned(c - '0');
+    return decimal(value);
+  }
+  // Floating-point literals recur (0f00000000, 0.0): built once per text.
+  bool isFloat = text.contains('.') ||
+                 (text.size() > 2 && text[0] == '0' &&
+                  (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' ||
+                   text[1] == 'D'));
+  if (isFloat) {
+    Attribute &cached = (negative ? negativeFloats : floats)[text];
+    if (!cached)
+      cached = floatAttr(text, negative, problem);
+    return cached;
   }
   StringRef digits = text;
-  // 0f3F800000 / 0d3FF0000000000000: floats by their bits.
-  if (text.size() > 2 && text[0] == '0' &&
-      (text[1] == 'f' || text[1] == 'F' || text[1] == 'd' || text[1] == 'D')) {
-    bool isDouble = text[1] == 'd' || text[1] == 'D';
-    digits = text.drop_front(2);
-    uint64_t bits;
-    if (negative)
-      return error("a 0f/0d literal cannot be negated: flip its sign bit "
-                   "instead (0fBF800000 is -1.0)");
-    if (digits.size() != (isDouble ? 16u : 8u) ||
-        digits.getAsInteger(16, bits))
-      return error(Twine("malformed floating-point literal '") + text +
-                   "': expected 0f and 8 hex digits or 0d and 16");
-    bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
-    bool upper = llvm::any_of(digits, [](char c) { return c >= 'A' && c <= 'F'; });
-    if (lower && upper)
-      return error(Twine("hex digits of '") + text +
-                   "' mix upper and lower case");
-    take(gaps, slot);
-    result = FloatImmAttr::get(ctx, bits, isDouble,
-                               text[1] == 'F' || text[1] == 'D', lower);
-    return success();
-  }
-  if (text.contains('.')) {
-    // A decimal floating-point literal such as 0.0 or 1.25.
-    auto [whole, fraction] = text.split('.');
-    double number;
-    if (whole.empty() || !llvm::all_of(whole, llvm::isDigit) ||
-        !llvm::all_of(fraction, llvm::isDigit) ||
-        text.getAsDouble(number))
-      return error(Twine("malformed floating-point literal '") + text +
-                   "': pyptx reads digits '.' digits, or 0f/0d hex bits");
-    auto attr = DecFloatAttr::get(
-        ctx, llvm::APFloat(negative ? -number : number), fraction.size());
-    if (formatDecimalFloat(attr) != text)
-      return error(Twine("floating-point literal '") + text +
-                   "' has more digits than a double keeps");
-    take(gaps, slot);
-    result = attr;
-    return success();
-  }
   bool unsignedSuffix = digits.consume_back("U");
   IntFormat format = IntFormat::dec;
   unsigned radix = 10;
@@ -2362,9 +2391,10 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
     radix = 16;
     bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
     bool upper = llvm::any_of(digits, [](char c) { return c >= 'A' && c <= 'F'; });
-    if (lower && upper)
-      return error(Twine("hex digits of '") + text +
-                   "' mix upper and lower case");
+    if (lower && upper) {
+      problem = ("hex digits of '" + text + "' mix upper and lower case").str();
+      return {};
+    }
     format = upperX ? (upper ? IntFormat::XHEX : IntFormat::Xhex)
                     : (upper ? IntFormat::HEX : IntFormat::hex);
   } else if (digits.size() > 2 &&
@@ -2383,9 +2413,10 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
       unsigned digit = llvm::hexDigitValue(c);
       return digit < radix;
     });
-    if (wellFormed)
-      return error(Twine("integer '") + text + "' does not fit in 64 bits");
-    return error(Twine("malformed integer '") + text + "'");
+    problem = wellFormed
+                  ? ("integer '" + text + "' does not fit in 64 bits").str()
+                  : ("malformed integer '" + text + "'").str();
+    return {};
   }
   // Digits beyond what the value needs (leading zeros) are kept.
   unsigned minimal = 1;
@@ -2394,13 +2425,59 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
   unsigned written = format == IntFormat::oct ? digits.size() + 1 : digits.size();
   if (format == IntFormat::oct)
     minimal += 1;
-  take(gaps, slot);
   unsigned digitsAttr = written == minimal ? 0 : written;
   if (format == IntFormat::dec && !unsignedSuffix && !digitsAttr && !negative)
-    result = decimal(value);
-  else
-    result = immediate(value, negative, format, unsignedSuffix, digitsAttr);
-  return success();
+    return decimal(value);
+  return immediate(value, negative, format, unsignedSuffix, digitsAttr);
+}
+
+Attribute Parser::floatAttr(StringRef text, bool negative,
+                            std::string &problem) {
+  // 0f3F800000 / 0d3FF0000000000000: floats by their bits.
+  if (!text.contains('.')) {
+    bool isDouble = text[1] == 'd' || text[1] == 'D';
+    StringRef digits = text.drop_front(2);
+    uint64_t bits;
+    if (negative) {
+      problem = "a 0f/0d literal cannot be negated: flip its sign bit "
+                "instead (0fBF800000 is -1.0)";
+      return {};
+    }
+    if (digits.size() != (isDouble ? 16u : 8u) ||
+        digits.getAsInteger(16, bits)) {
+      problem = ("malformed floating-point literal '" + text +
+                 "': expected 0f and 8 hex digits or 0d and 16")
+                    .str();
+      return {};
+    }
+    bool lower = llvm::any_of(digits, [](char c) { return c >= 'a' && c <= 'f'; });
+    bool upper = llvm::any_of(digits, [](char c) { return c >= 'A' && c <= 'F'; });
+    if (lower && upper) {
+      problem = ("hex digits of '" + text + "' mix upper and lower case").str();
+      return {};
+    }
+    return FloatImmAttr::get(ctx, bits, isDouble,
+                             text[1] == 'F' || text[1] == 'D', lower);
+  }
+  // A decimal floating-point literal such as 0.0 or 1.25.
+  auto [whole, fraction] = text.split('.');
+  double number;
+  if (whole.empty() || !llvm::all_of(whole, llvm::isDigit) ||
+      !llvm::all_of(fraction, llvm::isDigit) || text.getAsDouble(number)) {
+    problem = ("malformed floating-point literal '" + text +
+               "': pyptx reads digits '.' digits, or 0f/0d hex bits")
+                  .str();
+    return {};
+  }
+  auto attr = DecFloatAttr::get(
+      ctx, llvm::APFloat(negative ? -number : number), fraction.size());
+  if (formatDecimalFloat(attr) != text) {
+    problem = ("floating-point literal '" + text +
+               "' has more digits than a double keeps")
+                  .str();
+    return {};
+  }
+  return attr;
 }
 
 } // namespace
