@@ -376,6 +376,14 @@ private:
     if (gaps.styled)
       gaps.styled = fitsSlot(slot, gap);
   }
+  /// The gap that fitted at `slot` (see fitsSlot).
+  StringRef styleText(Gap slot) {
+    if (slot == Gap::None)
+      return "";
+    if (slot == Gap::Space)
+      return " ";
+    return style[styleKey(slot, styleDepth)].value_or(StringRef());
+  }
   /// Whether `gap` is what belongs at `slot` (learning the style's gap).
   bool fitsSlot(Gap slot, StringRef gap) {
     // Inline, the common cases: no gap where none belongs, one space.
@@ -452,10 +460,20 @@ private:
   LogicalResult expectInt(Gaps &gaps, StringRef what, IntT &value,
                           Gap slot = kUnstyled) {
     // Plain decimal, no leading zeros: the number is printed back from its
-    // value.
-    if (tok.kind != TokKind::Number ||
-        (tok.text.size() > 1 && tok.text[0] == '0') ||
-        tok.text.getAsInteger(10, value))
+    // value. (Up to nine digits, as `.loc` lines have, read here directly.)
+    StringRef text = tok.text;
+    if (tok.kind == TokKind::Number && text.size() <= 9 &&
+        (text.size() == 1 || text[0] != '0') &&
+        llvm::all_of(text, llvm::isDigit)) {
+      static_assert(sizeof(IntT) >= 4, "holds nine digits");
+      value = 0;
+      for (char c : text)
+        value = value * 10 + unsigned(c - '0');
+      take(gaps, slot);
+      return success();
+    }
+    if (tok.kind != TokKind::Number || (text.size() > 1 && text[0] == '0') ||
+        text.getAsInteger(10, value))
       return error(Twine("expected ") + what +
                    " (a decimal integer without leading zeros), found " +
                    describe(tok));
@@ -1372,13 +1390,32 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
   const char *rowEnd = nullptr;
   unsigned lines = 0, rowEndLines = 0;
   const char *lineStart = nullptr, *rowEndLineStart = nullptr;
-  struct Item {
-    StringRef gap;
-    Attribute value;
+  // While the run follows the style, its rows' gaps are only checked; the
+  // rows from `checkedFrom` on get theirs written out (from the style) once
+  // a row does not fit, or before the general parser takes a row.
+  bool checkOnly = gaps.styled;
+  size_t checkedFrom = rowSizes.size();
+  auto keepCheckedGaps = [&] {
+    if (!checkOnly)
+      return;
+    checkOnly = false;
+    StringRef line = styleText(Gap::DataLine),
+              first = styleText(Gap::DataValue1),
+              later = styleText(Gap::DataValue);
+    for (int32_t size : ArrayRef(rowSizes).drop_front(checkedFrom)) {
+      gaps.push_back(line);
+      for (int32_t i = 0; i < size; ++i) {
+        if (i)
+          gaps.push_back(StringRef());
+        gaps.push_back(i ? later : first);
+      }
+    }
   };
-  SmallVector<Item, 8> items;
+  SmallVector<StringRef, 8> valueGaps;
+  bool rowFailed = false;
   while (true) {
-    items.clear();
+    valueGaps.clear();
+    size_t rowStart = values.size();
     bool rowEnds = false; // after a value with no comma behind it
     while (true) {
       const char *gapStart = p;
@@ -1408,7 +1445,8 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       } else {
         break;
       }
-      items.push_back({gap, value});
+      values.push_back(value);
+      valueGaps.push_back(gap);
       if (p == end || *p != ',') {
         rowEnds = true;
         break;
@@ -1422,17 +1460,30 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     while (next != end && (kClasses[uint8_t(*next)] & kSpace))
       ++next;
     if (!rowEnds || (next != end && *next != '.' && *next != '}' &&
-                     *next != '$' && *next != '_' && !llvm::isAlpha(*next)))
+                     *next != '$' && *next != '_' && !llvm::isAlpha(*next))) {
+      values.truncate(rowStart);
+      rowFailed = true;
       break;
-    recordGap(gaps, lineGap, Gap::DataLine);
-    for (auto [i, item] : llvm::enumerate(items)) {
-      if (i)
-        recordGap(gaps, StringRef(), Gap::None); // before the comma
-      recordGap(gaps, item.gap, i ? Gap::DataValue : Gap::DataValue1);
-      values.push_back(item.value);
+    }
+    // The row's gaps, in the general parser's order (and, as recordGap,
+    // checked up to the first that does not fit).
+    if (checkOnly) {
+      bool fits = fitsSlot(Gap::DataLine, lineGap);
+      for (size_t i = 0; fits && i < valueGaps.size(); ++i)
+        fits = fitsSlot(i ? Gap::DataValue : Gap::DataValue1, valueGaps[i]);
+      if (!fits)
+        keepCheckedGaps();
+    }
+    if (!checkOnly) {
+      recordGap(gaps, lineGap, Gap::DataLine);
+      for (auto [i, gap] : llvm::enumerate(valueGaps)) {
+        if (i)
+          recordGap(gaps, StringRef(), Gap::None); // before the comma
+        recordGap(gaps, gap, i ? Gap::DataValue : Gap::DataValue1);
+      }
     }
     rowTypes.push_back(int32_t(type));
-    rowSizes.push_back(int32_t(items.size()));
+    rowSizes.push_back(int32_t(valueGaps.size()));
     rowEnd = p;
     rowEndLines = lines;
     rowEndLineStart = lineStart;
@@ -1456,6 +1507,9 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       break;
     type = *nextType;
   }
+  // The general parser takes the next row: it needs every gap before it.
+  if (rowFailed)
+    keepCheckedGaps();
   if (!rowEnd)
     return false;
   lexer.seek(rowEnd, rowEndLines, rowEndLineStart);
