@@ -552,28 +552,28 @@ private:
   /// `@name`. Labels and symbols recur (branch targets, debug data): one
   /// lookup here instead of uniquing a string and then a reference.
   FlatSymbolRefAttr symbolRef(StringRef name) {
-    useSymbol(name);
-    Symbol &symbol = symbolAttrs[name];
-    if (!symbol.ref) {
-      if (!symbol.name)
-        symbol.name = StringAttr::get(ctx, name);
-      symbol.ref = FlatSymbolRefAttr::get(symbol.name);
-    }
+    Symbol &symbol = symbols.byName[name];
+    useSymbol(name, symbol);
+    if (!symbol.ref)
+      symbol.ref = FlatSymbolRefAttr::get(nameAttr(symbol, name));
     return symbol.ref;
   }
-  /// A label's name, shared with the references to it.
-  StringAttr symbolName(StringRef name) {
-    StringAttr &attr = symbolAttrs[name].name;
-    if (!attr)
-      attr = StringAttr::get(ctx, name);
-    return attr;
-  }
+  /// A name, shared by its declaration and the references to it.
   struct Symbol {
     StringAttr name;
     FlatSymbolRefAttr ref;
+    /// For the symbol check (see Symbols): the block (RegScope::id) that
+    /// declares it as a label, the function (Symbols::function) whose
+    /// parameter it is, and whether some function declares it (a label, a
+    /// variable or a parameter: section data may name those).
+    unsigned labelScope = 0, paramOf = 0;
+    bool inFunction = false;
   };
-  /// Names and references made so far (keys point into the buffer).
-  llvm::DenseMap<StringRef, Symbol> symbolAttrs;
+  StringAttr nameAttr(Symbol &symbol, StringRef name) {
+    if (!symbol.name)
+      symbol.name = StringAttr::get(ctx, name);
+    return symbol.name;
+  }
 
   /// Which names the file uses without declaring them (ptxas rejects such
   /// files, but they still round-trip: the module records the names). The
@@ -586,22 +586,26 @@ private:
   /// any function's names). A name still unresolved then, or a `.alias`,
   /// sends the module through the verifier's walk, which decides.
   struct Symbols {
-    llvm::DenseSet<StringRef> moduleNames, functionNames, params;
+    /// Every name met so far (keys point into the buffer or the IR).
+    llvm::DenseMap<StringRef, Symbol> byName;
+    llvm::DenseSet<StringRef> moduleNames;
     /// Unresolved names used outside functions, and whether in a section.
     SmallVector<std::pair<StringRef, bool>, 16> pending;
     bool needWalk = false;
+    /// The function being parsed, and the last block, by number.
+    unsigned function = 0, lastScope = 0;
   } symbols;
   bool inSection = false;
   Gaps sectionGaps;
   SmallVector<int32_t, 64> sectionRowTypes, sectionRowSizes;
   SmallVector<Attribute, 64> sectionValues;
 
-  void useSymbol(StringRef name) {
+  void useSymbol(StringRef name, const Symbol &symbol) {
     if (!functionBlock) {
       symbols.pending.emplace_back(name, inSection);
       return;
     }
-    if (symbols.params.contains(name))
+    if (symbol.paramOf == symbols.function)
       return;
     for (const RegScope &scope : scopes)
       if (llvm::is_contained(scope.vars, name))
@@ -613,7 +617,9 @@ private:
   void closeSymbolScope() {
     RegScope &scope = scopes.back();
     for (StringRef name : scope.pendingNames) {
-      if (scope.labels.contains(name))
+      // (A label redeclared in a nested block hides the outer one here:
+      // its uses go up unresolved, and the walk decides.)
+      if (symbols.byName.lookup(name).labelScope == scope.id)
         continue;
       if (scopes.size() > 1)
         scopes[scopes.size() - 2].pendingNames.push_back(name);
@@ -622,14 +628,21 @@ private:
     }
   }
   /// Declares a label (or a target or prototype list) of the current block.
-  void declareLabel(StringRef name, bool isLabel) {
+  Symbol &declareLabel(StringRef name, bool isLabel) {
+    Symbol &symbol = symbols.byName[name];
     if (!functionBlock) {
       symbols.moduleNames.insert(name); // a section's label
-      return;
+      return symbol;
     }
-    scopes.back().labels.insert(name);
+    symbol.labelScope = scopes.back().id;
     if (isLabel)
-      symbols.functionNames.insert(name);
+      symbol.inFunction = true;
+    return symbol;
+  }
+  /// Opens a block's scope of registers and names.
+  void pushScope() {
+    scopes.emplace_back();
+    scopes.back().id = ++symbols.lastScope;
   }
   /// True if every name used is declared (so that the walk can be skipped).
   bool allSymbolsDeclared() {
@@ -638,7 +651,7 @@ private:
     for (auto [name, inSectionData] : symbols.pending)
       if (!symbols.moduleNames.contains(name) && name != "WARP_SZ" &&
           !name.starts_with(".debug_") &&
-          !(inSectionData && symbols.functionNames.contains(name)))
+          !(inSectionData && symbols.byName.lookup(name).inFunction))
         return false;
     return true;
   }
@@ -673,6 +686,16 @@ private:
     return success();
   }
 
+  /// The attribute of an enum value (state space, linkage, type).
+  template <typename AttrT, typename EnumT> AttrT cachedAttr(EnumT value) {
+    Attribute &attr = enumAttrs[{TypeID::get<AttrT>(), unsigned(value)}];
+    if (!attr)
+      attr = AttrT::get(ctx, value);
+    return cast<AttrT>(attr);
+  }
+  llvm::DenseMap<std::pair<TypeID, unsigned>, Attribute> enumAttrs;
+  DenseI64ArrayAttr noDims;
+
   IntegerAttr ui32(unsigned value) {
     IntegerAttr &attr = cache.ui32s[value];
     if (!attr)
@@ -704,13 +727,15 @@ private:
       return locName;
     else if constexpr (std::is_same_v<OpT, RegOp>)
       return regName;
+    else if constexpr (std::is_same_v<OpT, VarOp>)
+      return varName;
     else
       return dataName;
   }
 
-  void createLabel(Location location, const Gaps &gaps, StringRef name) {
+  void createLabel(Location location, const Gaps &gaps, StringAttr name) {
     LabelOp::Properties properties;
-    properties.setSymName(symbolName(name));
+    properties.setSymName(name);
     createFromProperties<LabelOp>(location, gaps, properties);
   }
 
@@ -883,8 +908,9 @@ private:
     /// For the symbol check (see Symbols): the variables declared so far,
     /// the labels, and the names used here not resolved yet.
     SmallVector<StringRef, 4> vars;
-    llvm::DenseSet<StringRef> labels;
     SmallVector<StringRef, 8> pendingNames;
+    /// The block's number, for the labels it declares (Symbol::labelScope).
+    unsigned id = 0;
     /// Single names in declaration order, compared without hashing while
     /// there are few (nvcc declares `%SP` and `%SPL`).
     SmallVector<std::pair<StringRef, Value>, 4> nameList;
@@ -943,6 +969,7 @@ private:
       labelName{LabelOp::getOperationName(), ctx},
       locName{LocOp::getOperationName(), ctx},
       regName{RegOp::getOperationName(), ctx},
+      varName{VarOp::getOperationName(), ctx},
       dataName{DataOp::getOperationName(), ctx};
   DictionaryAttr noAttributes = DictionaryAttr::get(ctx);
   /// Attributes made of a few others, looked up here before MLIR uniques
@@ -1245,7 +1272,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
                                    ArrayRef<Attribute>(retParams)})
     for (Attribute param : list)
-      symbols.functionNames.insert(cast<ParamAttr>(param).getName());
+      symbols.byName[cast<ParamAttr>(param).getName()].inFunction = true;
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
@@ -1261,14 +1288,15 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   Block *block = func.addEntryBlock();
   OpBuilder::InsertionGuard guard(builder);
   scopes.clear();
-  scopes.emplace_back();
+  pushScope();
   specialRegisters.clear();
   functionBlock = block;
-  symbols.params.clear();
+  ++symbols.function;
   for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
                                    ArrayRef<Attribute>(retParams)})
     for (Attribute param : list)
-      symbols.params.insert(cast<ParamAttr>(param).getName());
+      symbols.byName[cast<ParamAttr>(param).getName()].paramOf =
+          symbols.function;
   unsigned argIndex = 0;
   for (ArrayAttr list : {func.getRetParams(), func.getParams()})
     for (auto param : list.getAsRange<ParamAttr>())
@@ -1325,17 +1353,28 @@ LogicalResult Parser::parseVar(Gaps &gaps, Linkage linkage) {
   }
   if (failed(expectPunct(';', gaps, "after a variable declaration")))
     return failure();
-  auto var = VarOp::create(
-      builder, location, StringAttr::get(ctx, name),
-      StateSpaceAttr::get(ctx, space), LinkageAttr::get(ctx, linkage),
-      builder.getUI32IntegerAttr(align), ScalarTypeAttr::get(ctx, scalar),
-      builder.getUI32IntegerAttr(vecWidth),
-      builder.getDenseI64ArrayAttr(dims), init,
-      attributes.empty() ? ArrayAttr() : builder.getStrArrayAttr(attributes));
-  setTrivia(var, gaps);
+  // (nvcc's call sequences declare `.param` variables by the thousand.)
+  VarOp::Properties properties;
+  properties.setSymName(word(name));
+  properties.setSpace(cachedAttr<StateSpaceAttr>(space));
+  properties.setLinkage(cachedAttr<LinkageAttr>(linkage));
+  properties.setAlign(ui32(align));
+  properties.setType(cachedAttr<ScalarTypeAttr>(scalar));
+  properties.setVecWidth(ui32(vecWidth));
+  if (dims.empty()) {
+    if (!noDims)
+      noDims = builder.getDenseI64ArrayAttr({});
+    properties.setDims(noDims);
+  } else {
+    properties.setDims(builder.getDenseI64ArrayAttr(dims));
+  }
+  properties.setInit(init);
+  if (!attributes.empty())
+    properties.setVarAttributes(builder.getStrArrayAttr(attributes));
+  auto var = createFromProperties<VarOp>(location, gaps, properties);
   if (functionBlock) {
     scopes.back().vars.push_back(var.getSymName());
-    symbols.functionNames.insert(var.getSymName());
+    symbols.byName[var.getSymName()].inFunction = true;
   } else {
     symbols.moduleNames.insert(var.getSymName());
   }
@@ -1746,8 +1785,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     if (tok.kind == TokKind::Word && colonFollows()) {
       StringRef label = take(itemGaps, Gap::LabelLine);
       take(itemGaps, Gap::None);
-      createLabel(itemLoc, itemGaps, label);
-      declareLabel(label, /*isLabel=*/true);
+      createLabel(itemLoc, itemGaps,
+                  nameAttr(declareLabel(label, /*isLabel=*/true), label));
       continue;
     }
     // A run of data lines, up to the next label or the closing brace.
@@ -1814,7 +1853,7 @@ LogicalResult Parser::parseStatement() {
     auto scope = ScopeOp::create(builder, location);
     Block *block = &scope.getBody().emplaceBlock();
     OpBuilder::InsertionGuard guard(builder);
-    scopes.emplace_back();
+    pushScope();
     if (failed(parseBody(block, gaps)))
       return failure();
     closeSymbolScope();
@@ -1973,7 +2012,9 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
                     !tok.isWord(".callprototype");
   if (!plainLabel)
     gaps.styled = false;
-  declareLabel(name, plainLabel);
+  Symbol &symbol = declareLabel(name, plainLabel);
+  // (Taken now: references made below may move the symbol table.)
+  StringAttr labelName = plainLabel ? nameAttr(symbol, name) : StringAttr();
   if (tok.isWord(".branchtargets") || tok.isWord(".calltargets")) {
     bool branch = take(gaps) == ".branchtargets";
     SmallVector<Attribute> targets;
@@ -2020,7 +2061,7 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
     setTrivia(op, gaps);
     return success();
   }
-  createLabel(location, gaps, name);
+  createLabel(location, gaps, labelName);
   return success();
 }
 
