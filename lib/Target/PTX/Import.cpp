@@ -643,6 +643,11 @@ private:
   void pushScope() {
     scopes.emplace_back();
     scopes.back().id = ++symbols.lastScope;
+    ++registerEpoch;
+  }
+  void popScope() {
+    scopes.pop_back();
+    ++registerEpoch;
   }
   /// True if every name used is declared (so that the walk can be skipped).
   bool allSymbolsDeclared() {
@@ -931,6 +936,32 @@ private:
       if (Value value = scope.find(name, hash))
         return value;
     return {};
+  }
+  /// Registers found lately by name, for names of up to 8 bytes: most
+  /// instructions name registers that others named just before. An entry
+  /// holds while `registerEpoch` is unchanged (no declaration, no block
+  /// opened or closed).
+  struct CachedRegister {
+    uint64_t key = 0;
+    unsigned epoch = 0;
+    Value value;
+  };
+  std::array<CachedRegister, 1024> registerCache;
+  unsigned registerEpoch = 1;
+  Value findRegisterCached(StringRef name) {
+    if (name.size() > 8)
+      return findRegister(name);
+    uint64_t key = 0; // the bytes (no name holds a NUL)
+    for (size_t i = 0; i < name.size(); ++i)
+      key |= uint64_t(uint8_t(name[i])) << (8 * i);
+    CachedRegister &entry =
+        registerCache[(key * 0x9E3779B97F4A7C15ull) >> (64 - 10)];
+    if (entry.key == key && entry.epoch == registerEpoch)
+      return entry.value;
+    Value value = findRegister(name);
+    if (value)
+      entry = {key, registerEpoch, value};
+    return value;
   }
   /// Special registers of the current function, created on first use.
   llvm::StringMap<Value> specialRegisters;
@@ -1671,7 +1702,7 @@ Parser::OperandScan Parser::scanOperands(Gaps &gaps,
       result = SinkAttr::get(ctx);
       return nextGap();
     }
-    Value value = findRegister(word);
+    Value value = findRegisterCached(word);
     StringRef wordGap = gap;
     if (!nextGap())
       return false;
@@ -1857,7 +1888,7 @@ LogicalResult Parser::parseStatement() {
     if (failed(parseBody(block, gaps)))
       return failure();
     closeSymbolScope();
-    scopes.pop_back();
+    popScope();
     setTrivia(scope, gaps);
     return success();
   }
@@ -1941,10 +1972,12 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
   for (auto [name, count] : llvm::zip(nameTexts, counts)) {
     if (count < 0) {
       scope.declare(name, reg.getResult(result++));
+      ++registerEpoch;
       continue;
     }
     scope.ranges[name] = {reg, {result, count}};
     scope.rangeList.push_back({name, reg, result, count});
+    ++registerEpoch;
     scope.rangeWithoutPercent |= !name.starts_with("%");
     result += count;
   }
