@@ -751,18 +751,20 @@ private:
     return scalarTypeOf(token.text);
   }
   std::optional<ScalarType> scalarTypeOf(StringRef text) {
-    // Data rows repeat one type (`.b8`) thousands of times.
-    if (same(text, lastTypeName))
-      return lastType;
+    // Data rows repeat a few types (`.b8`, `.b32`, `.b64`) thousands of
+    // times: the last ones found are compared first.
+    for (auto &[name, type] : recentTypes)
+      if (same(text, name))
+        return type;
     auto it = scalarTypes.find(text);
     if (it == scalarTypes.end())
       return std::nullopt;
-    lastTypeName = text;
-    lastType = it->second;
+    std::move_backward(recentTypes.begin(), recentTypes.end() - 1,
+                       recentTypes.end());
+    recentTypes.front() = {text, it->second};
     return it->second;
   }
-  StringRef lastTypeName;
-  ScalarType lastType = ScalarType::b8;
+  std::array<std::pair<StringRef, ScalarType>, 4> recentTypes{};
   /// `.b32` -> b32, and so on (one hash lookup instead of a string switch),
   /// made once per process.
   static inline const llvm::StringMap<ScalarType> scalarTypes = [] {
@@ -1066,6 +1068,12 @@ private:
   /// Attributes that recur across files, kept with the context.
   ImportCache &cache = ImportCache::get(ctx);
   llvm::StringMap<DictionaryAttr> &triviaCache = cache.trivia;
+  struct RecentOpcode {
+    StringRef text;
+    StringAttr mnemonic;
+    ArrayAttr modifiers;
+  };
+  std::array<RecentOpcode, 256> recentOpcodes{};
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> &opcodeCache =
       cache.opcodes;
   SmallVector<Attribute, 16> &regRefs = cache.regRefs;
@@ -2130,20 +2138,32 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
   if (tok.kind != TokKind::Word || !llvm::isAlpha(tok.text.front()))
     return error("expected an instruction opcode, found " + describe(tok));
   StringRef opcode = tok.text;
-  auto [cached, inserted] = opcodeCache.try_emplace(opcode);
-  if (inserted) {
-    SmallVector<StringRef, 8> parts;
-    opcode.split(parts, '.');
-    if (llvm::any_of(parts, [](StringRef p) { return p.empty(); })) {
-      opcodeCache.erase(cached);
-      return error(opcode, "malformed opcode '" + opcode + "'");
+  // The opcodes of the last lines, by a hash of their first bytes, before
+  // the table of all of them.
+  uint64_t head = 0;
+  for (size_t i = 0; i < opcode.size() && i < 8; ++i)
+    head |= uint64_t(uint8_t(opcode[i])) << (8 * i);
+  RecentOpcode &recent = recentOpcodes[((head ^ opcode.size()) *
+                                        0x9E3779B97F4A7C15ull) >>
+                                       (64 - 8)];
+  if (!same(recent.text, opcode)) {
+    auto [cached, inserted] = opcodeCache.try_emplace(opcode);
+    if (inserted) {
+      SmallVector<StringRef, 8> parts;
+      opcode.split(parts, '.');
+      if (llvm::any_of(parts, [](StringRef p) { return p.empty(); })) {
+        opcodeCache.erase(cached);
+        return error(opcode, "malformed opcode '" + opcode + "'");
+      }
+      SmallVector<Attribute, 8> modifiers;
+      for (StringRef part : ArrayRef(parts).drop_front())
+        modifiers.push_back(word(part));
+      cached->second = {word(parts.front()), ArrayAttr::get(ctx, modifiers)};
     }
-    SmallVector<Attribute, 8> modifiers;
-    for (StringRef part : ArrayRef(parts).drop_front())
-      modifiers.push_back(word(part));
-    cached->second = {word(parts.front()), ArrayAttr::get(ctx, modifiers)};
+    recent = {opcode, cached->second.first, cached->second.second};
   }
-  auto [mnemonic, modifiers] = cached->second;
+  StringAttr mnemonic = recent.mnemonic;
+  ArrayAttr modifiers = recent.modifiers;
   SmallVector<Attribute, 8> operands;
   instRegisters.clear();
   allowRegisters = true;
