@@ -948,7 +948,12 @@ private:
     unsigned epoch = 0;
     Value value;
   };
-  std::array<CachedRegister, 1024> registerCache;
+  /// (Sized by the file: clearing 1024 entries would cost a small file more
+  /// than it saves.)
+  unsigned cacheBits = std::clamp<unsigned>(
+      llvm::Log2_64_Ceil(std::max<size_t>(buffer.size() / 256, 1)), 5, 10);
+  std::vector<CachedRegister> registerCache =
+      std::vector<CachedRegister>(size_t(1) << cacheBits);
   unsigned registerEpoch = 1;
   Value findRegisterCached(StringRef name) {
     if (name.size() > 8)
@@ -957,7 +962,7 @@ private:
     for (size_t i = 0; i < name.size(); ++i)
       key |= uint64_t(uint8_t(name[i])) << (8 * i);
     CachedRegister &entry =
-        registerCache[(key * 0x9E3779B97F4A7C15ull) >> (64 - 10)];
+        registerCache[(key * 0x9E3779B97F4A7C15ull) >> (64 - cacheBits)];
     if (entry.key == key && entry.epoch == registerEpoch)
       return entry.value;
     Value value = findRegister(name);
@@ -1073,7 +1078,8 @@ private:
     StringAttr mnemonic;
     ArrayAttr modifiers;
   };
-  std::array<RecentOpcode, 256> recentOpcodes{};
+  std::vector<RecentOpcode> recentOpcodes =
+      std::vector<RecentOpcode>(size_t(1) << cacheBits);
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> &opcodeCache =
       cache.opcodes;
   SmallVector<Attribute, 16> &regRefs = cache.regRefs;
@@ -2145,7 +2151,7 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
     head |= uint64_t(uint8_t(opcode[i])) << (8 * i);
   RecentOpcode &recent = recentOpcodes[((head ^ opcode.size()) *
                                         0x9E3779B97F4A7C15ull) >>
-                                       (64 - 8)];
+                                       (64 - cacheBits)];
   if (!same(recent.text, opcode)) {
     auto [cached, inserted] = opcodeCache.try_emplace(opcode);
     if (inserted) {
