@@ -1539,10 +1539,17 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     }
     // The row is whole if what follows starts a row (`.b8`), a label or the
     // closing brace: an operator, a parenthesis or a comment might continue
-    // the last value.
+    // the last value. (The whitespace up to it is the next row's gap.)
     const char *next = p;
-    while (next != end && (kClasses[uint8_t(*next)] & kSpace))
+    unsigned nextLines = lines;
+    const char *nextLineStart = lineStart;
+    while (next != end && (kClasses[uint8_t(*next)] & kSpace)) {
+      if (*next == '\n') {
+        ++nextLines;
+        nextLineStart = next + 1;
+      }
       ++next;
+    }
     if (!rowEnds || (next != end && *next != '.' && *next != '}' &&
                      *next != '$' && *next != '_' && !llvm::isAlpha(*next))) {
       values.truncate(rowStart);
@@ -1571,18 +1578,13 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     rowEnd = p;
     rowEndLines = lines;
     rowEndLineStart = lineStart;
-    // The next row's type, after plain whitespace.
-    const char *gapStart = p;
-    while (p != end && (kClasses[uint8_t(*p)] & kSpace)) {
-      if (*p == '\n') {
-        ++lines;
-        lineStart = p + 1;
-      }
-      ++p;
-    }
+    // The next row's type.
+    lineGap = StringRef(p, next - p);
+    p = next;
+    lines = nextLines;
+    lineStart = nextLineStart;
     if (p == end || *p != '.')
       break;
-    lineGap = StringRef(gapStart, p - gapStart);
     const char *word = p++;
     while (p != end && *p != '.' && (kClasses[uint8_t(*p)] & kWordChar))
       ++p;
