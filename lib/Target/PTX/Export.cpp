@@ -49,36 +49,29 @@ struct Spellings {
   SmallVector<StringRef> refs;
 };
 
-/// `.b8`, `.b32`, ... by ScalarType.
+/// The directive spellings (`.b32`, `.global`, `.visible`, `.entry`) of an
+/// enum's values, made once per process.
+template <typename EnumT, llvm::StringRef (*Name)(EnumT)>
+ArrayRef<StringRef> directiveNames(unsigned count) {
+  static const Spellings names(
+      count, [](unsigned i) { return ("." + Name(EnumT(i))).str(); });
+  return names.refs;
+}
 ArrayRef<StringRef> scalarTypeNames() {
-  static const Spellings names(getMaxEnumValForScalarType() + 1, [](unsigned i) {
-    return ("." + stringifyScalarType(ScalarType(i))).str();
-  });
-  return names.refs;
+  return directiveNames<ScalarType, stringifyScalarType>(
+      getMaxEnumValForScalarType() + 1);
 }
-
-/// `.global`, `.shared`, ... by StateSpace.
 ArrayRef<StringRef> spaceNames() {
-  static const Spellings names(getMaxEnumValForStateSpace() + 1, [](unsigned i) {
-    return ("." + spaceName(StateSpace(i))).str();
-  });
-  return names.refs;
+  return directiveNames<StateSpace, spaceName>(getMaxEnumValForStateSpace() +
+                                               1);
 }
-
-/// `.visible`, `.extern`, ... by Linkage.
 ArrayRef<StringRef> linkageNames() {
-  static const Spellings names(getMaxEnumValForLinkage() + 1, [](unsigned i) {
-    return ("." + stringifyLinkage(Linkage(i))).str();
-  });
-  return names.refs;
+  return directiveNames<Linkage, stringifyLinkage>(getMaxEnumValForLinkage() +
+                                                   1);
 }
-
-/// `.entry` and `.func` by FuncKind.
 ArrayRef<StringRef> funcKindNames() {
-  static const Spellings names(getMaxEnumValForFuncKind() + 1, [](unsigned i) {
-    return ("." + stringifyFuncKind(FuncKind(i))).str();
-  });
-  return names.refs;
+  return directiveNames<FuncKind, stringifyFuncKind>(
+      getMaxEnumValForFuncKind() + 1);
 }
 
 /// The decimal spellings of small numbers, which recur all over a kernel.

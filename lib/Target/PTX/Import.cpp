@@ -114,6 +114,21 @@ struct Token {
   }
 };
 
+/// Skips whitespace from `p`, counting the newlines into `line` and
+/// `lineStart` (where the last line begins).
+LLVM_ATTRIBUTE_ALWAYS_INLINE const char *
+skipSpace(const char *p, const char *end, unsigned &line,
+          const char *&lineStart) {
+  while (p != end && (kClasses[uint8_t(*p)] & kSpace)) {
+    if (*p == '\n') {
+      ++line;
+      lineStart = p + 1;
+    }
+    ++p;
+  }
+  return p;
+}
+
 class Lexer {
 public:
   explicit Lexer(StringRef buffer)
@@ -126,13 +141,7 @@ public:
     const char *gapStart = cur;
     // The common gaps: none, one space, a newline and a tab or two. Lines
     // are counted here, for the ops' locations.
-    while (cur != end && (kClasses[uint8_t(*cur)] & kSpace)) {
-      if (*cur == '\n') {
-        ++line;
-        lineStart = cur + 1;
-      }
-      ++cur;
-    }
+    cur = skipSpace(cur, end, line, lineStart);
     if (cur != end && *cur == '/' && !skipTrivia()) {
       token.kind = TokKind::Error;
       token.text = StringRef(errorPos, 0);
@@ -1540,16 +1549,9 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     // The row is whole if what follows starts a row (`.b8`), a label or the
     // closing brace: an operator, a parenthesis or a comment might continue
     // the last value. (The whitespace up to it is the next row's gap.)
-    const char *next = p;
     unsigned nextLines = lines;
     const char *nextLineStart = lineStart;
-    while (next != end && (kClasses[uint8_t(*next)] & kSpace)) {
-      if (*next == '\n') {
-        ++nextLines;
-        nextLineStart = next + 1;
-      }
-      ++next;
-    }
+    const char *next = skipSpace(p, end, nextLines, nextLineStart);
     if (!rowEnds || (next != end && *next != '.' && *next != '}' &&
                      *next != '$' && *next != '_' && !llvm::isAlpha(*next))) {
       values.truncate(rowStart);
