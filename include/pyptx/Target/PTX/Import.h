@@ -18,15 +18,10 @@ class Operation;
 
 namespace pyptx {
 
-/// Name of the discardable attribute that holds an imported op's formatting:
-/// an array with one string per token of the op, the whitespace and comments
-/// written before that token. The exporter prints it back between the tokens
-/// it rebuilds from the op's structure.
-/// Parses the PTX in the main buffer of `sourceMgr` into a `pyptx.module`.
-/// Errors are reported as diagnostics at the PTX line and column; on error
-/// the result is null.
 /// Parses the main buffer of `sourceMgr` into a `pyptx.module`; null after
-/// reporting an error (file:line:col, the source line and a caret).
+/// reporting an error (file:line:col, the source line and a caret). Each
+/// op's formatting goes to the module's style or to the op's trivia (see
+/// PTXTrivia.h), from which the exporter gives the text back.
 ///
 /// Every op gets a FileLineColLoc and most get attributes, all uniqued in
 /// `context`: import is up to twice as fast in a context whose uniquers run
