@@ -861,6 +861,8 @@ private:
   OperandScan scanOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands,
                            bool keepGaps);
   LogicalResult parseLoc(Gaps &gaps);
+  bool scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
+                      unsigned &column);
   LogicalResult parsePragma(Gaps &gaps, Location location);
   LogicalResult parseLabeled(Gaps &gaps);
 
@@ -2004,8 +2006,16 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
 
 LogicalResult Parser::parseLoc(Gaps &gaps) {
   Location location = loc();
-  take(gaps, Gap::LocLine);
   unsigned file, line, column;
+  if (scanLocNumbers(gaps, file, line, column)) {
+    LocOp::Properties properties;
+    properties.setFile(ui32(file));
+    properties.setLine(ui32(line));
+    properties.setColumn(ui32(column));
+    createFromProperties<LocOp>(location, gaps, properties);
+    return success();
+  }
+  take(gaps, Gap::LocLine);
   if (failed(expectInt(gaps, "a file number", file, Gap::LocFile)) ||
       failed(expectInt(gaps, "a line number", line, Gap::LocNumber)) ||
       failed(expectInt(gaps, "a column number", column, Gap::LocNumber)))
@@ -2049,6 +2059,45 @@ LogicalResult Parser::parsePragma(Gaps &gaps, Location location) {
   setTrivia(PragmaOp::create(builder, location, builder.getStrArrayAttr(values)),
             gaps);
   return success();
+}
+
+/// The common `.loc 1 42 7` (after the current `.loc` token), scanned
+/// straight from the buffer: three plain decimals on the line and nothing
+/// after them. Anything else returns false having consumed nothing.
+bool Parser::scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
+                            unsigned &column) {
+  if (hasLookahead || noFastPaths)
+    return false;
+  const char *p = lexer.position(), *end = lexer.limit();
+  StringRef numberGaps[3];
+  unsigned *numbers[3] = {&file, &line, &column};
+  for (unsigned i = 0; i < 3; ++i) {
+    const char *gapStart = p;
+    while (p != end && (*p == ' ' || *p == '\t'))
+      ++p;
+    numberGaps[i] = StringRef(gapStart, p - gapStart);
+    const char *start = p;
+    unsigned value = 0;
+    while (p != end && llvm::isDigit(*p) && p - start < 9)
+      value = value * 10 + unsigned(*p++ - '0');
+    if (p == start || (p - start > 1 && *start == '0') ||
+        (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+      return false;
+    *numbers[i] = value;
+  }
+  // (`, function_name ...` goes to the general parser.)
+  const char *next = p;
+  while (next != end && (*next == ' ' || *next == '\t'))
+    ++next;
+  if (next != end && !(kClasses[uint8_t(*next)] & kSpace))
+    return false;
+  recordGap(gaps, tok.gap, Gap::LocLine);
+  recordGap(gaps, numberGaps[0], Gap::LocFile);
+  recordGap(gaps, numberGaps[1], Gap::LocNumber);
+  recordGap(gaps, numberGaps[2], Gap::LocNumber);
+  lexer.seek(p);
+  lexer.lex(tok);
+  return true;
 }
 
 /// `name:` followed by a label's statement, `.branchtargets`,
