@@ -129,6 +129,20 @@ skipSpace(const char *p, const char *end, unsigned &line,
   return p;
 }
 
+/// The fast paths' plain decimal at `p`: digits without a leading zero, at
+/// most `maxDigits` of them, and no letter or dot after them (`0x1F`,
+/// `1.5` and `12U` are not). Moves `p` past the digits either way.
+inline bool scanPlainDecimal(const char *&p, const char *end,
+                             unsigned maxDigits, uint64_t &value) {
+  const char *start = p;
+  value = 0;
+  while (p != end && llvm::isDigit(*p))
+    value = value * 10 + unsigned(*p++ - '0');
+  size_t digits = p - start;
+  return digits && digits <= maxDigits && (digits == 1 || *start != '0') &&
+         (p == end || !(kClasses[uint8_t(*p)] & kNumberChar));
+}
+
 class Lexer {
 public:
   explicit Lexer(StringRef buffer)
@@ -1522,12 +1536,8 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
         break;
       Attribute value;
       if (llvm::isDigit(*p)) {
-        uint64_t number = 0;
-        while (p != end && llvm::isDigit(*p))
-          number = number * 10 + unsigned(*p++ - '0');
-        size_t digits = p - start;
-        if (digits > 19 || (digits > 1 && *start == '0') ||
-            (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+        uint64_t number;
+        if (!scanPlainDecimal(p, end, 19, number))
           break;
         value = decimal(number);
       } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
@@ -1689,11 +1699,8 @@ Parser::OperandScan Parser::scanOperands(Gaps &gaps,
         numberSlot = Gap::None;
         start = p;
       }
-      uint64_t value = 0;
-      while (p != end && llvm::isDigit(*p))
-        value = value * 10 + unsigned(*p++ - '0');
-      if (!negative && (p == end || !(kClasses[uint8_t(*p)] & kNumberChar)) &&
-          (p - start == 1 || *start != '0') && p - start <= 19) {
+      uint64_t value;
+      if (scanPlainDecimal(p, end, 19, value) && !negative) {
         result = decimal(value); // (the common case: a plain decimal)
       } else {
         while (p != end && (kClasses[uint8_t(*p)] & kNumberChar))
@@ -2076,14 +2083,10 @@ bool Parser::scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
     while (p != end && (*p == ' ' || *p == '\t'))
       ++p;
     numberGaps[i] = StringRef(gapStart, p - gapStart);
-    const char *start = p;
-    unsigned value = 0;
-    while (p != end && llvm::isDigit(*p) && p - start < 9)
-      value = value * 10 + unsigned(*p++ - '0');
-    if (p == start || (p - start > 1 && *start == '0') ||
-        (p != end && (kClasses[uint8_t(*p)] & kNumberChar)))
+    uint64_t value;
+    if (!scanPlainDecimal(p, end, 9, value))
       return false;
-    *numbers[i] = value;
+    *numbers[i] = unsigned(value);
   }
   // (`, function_name ...` goes to the general parser.)
   const char *next = p;
