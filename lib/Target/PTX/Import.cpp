@@ -1494,7 +1494,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
   if (hasLookahead || noFastPaths)
     return false;
   const char *p = lexer.position(), *end = lexer.limit();
-  StringRef lineGap = tok.gap;
+  StringRef lineGap = tok.gap, typeWord = tok.text;
   // Where the last whole row ends, and the lines passed to get there.
   const char *rowEnd = nullptr;
   unsigned lines = 0, rowEndLines = 0;
@@ -1520,11 +1520,21 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       }
     }
   };
+  // A gap checked as recordGap would (learning the style's gap the first
+  // time); once the slot has learned its gap, a plain comparison.
+  auto fits = [&](Gap slot, StringRef gap) {
+    const std::optional<StringRef> &learned =
+        style[styleKey(slot, styleDepth)];
+    return learned ? same(*learned, gap) : fitsSlot(slot, gap);
+  };
   SmallVector<StringRef, 8> valueGaps;
   bool rowFailed = false;
   while (true) {
+    // A styled row's gaps are checked as they come; any other row keeps
+    // them for recordGap.
     valueGaps.clear();
-    size_t rowStart = values.size();
+    bool fitting = checkOnly && fits(Gap::DataLine, lineGap);
+    size_t rowStart = values.size(), count = 0;
     bool rowEnds = false; // after a value with no comma behind it
     while (true) {
       const char *gapStart = p;
@@ -1551,7 +1561,11 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
         break;
       }
       values.push_back(value);
-      valueGaps.push_back(gap);
+      if (fitting)
+        fitting = fits(count ? Gap::DataValue : Gap::DataValue1, gap);
+      if (!checkOnly || !fitting)
+        valueGaps.push_back(gap);
+      ++count;
       if (p == end || *p != ',') {
         rowEnds = true;
         break;
@@ -1570,15 +1584,24 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       rowFailed = true;
       break;
     }
+    if (checkOnly && !fitting) {
+      // The gaps checked before the misfit were not kept: scan the row's
+      // again (rare: a run stops fitting once).
+      keepCheckedGaps();
+      valueGaps.clear();
+      const char *q = typeWord.end();
+      for (size_t i = 0; i < count; ++i) {
+        const char *gapStart = q;
+        while (*q == ' ' || *q == '\t')
+          ++q;
+        valueGaps.push_back(StringRef(gapStart, q - gapStart));
+        while (q != p && *q != ',')
+          ++q;
+        ++q;
+      }
+    }
     // The row's gaps, in the general parser's order (and, as recordGap,
     // checked up to the first that does not fit).
-    if (checkOnly) {
-      bool fits = fitsSlot(Gap::DataLine, lineGap);
-      for (size_t i = 0; fits && i < valueGaps.size(); ++i)
-        fits = fitsSlot(i ? Gap::DataValue : Gap::DataValue1, valueGaps[i]);
-      if (!fits)
-        keepCheckedGaps();
-    }
     if (!checkOnly) {
       recordGap(gaps, lineGap, Gap::DataLine);
       for (auto [i, gap] : llvm::enumerate(valueGaps)) {
@@ -1588,11 +1611,11 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       }
     }
     rowTypes.push_back(int32_t(type));
-    rowSizes.push_back(int32_t(valueGaps.size()));
+    rowSizes.push_back(int32_t(count));
     rowEnd = p;
     rowEndLines = lines;
     rowEndLineStart = lineStart;
-    // The next row's type.
+    // The next row's type: most often the same as this row's.
     lineGap = StringRef(p, next - p);
     p = next;
     lines = nextLines;
@@ -1602,10 +1625,14 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     const char *word = p++;
     while (p != end && *p != '.' && (kClasses[uint8_t(*p)] & kWordChar))
       ++p;
-    std::optional<ScalarType> nextType = scalarTypeOf(StringRef(word, p - word));
-    if (!nextType)
-      break;
-    type = *nextType;
+    StringRef nextWord(word, p - word);
+    if (!same(nextWord, typeWord)) {
+      std::optional<ScalarType> nextType = scalarTypeOf(nextWord);
+      if (!nextType)
+        break;
+      type = *nextType;
+    }
+    typeWord = nextWord;
   }
   // The general parser takes the next row: it needs every gap before it.
   if (rowFailed)
@@ -1831,6 +1858,14 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   bool saved = allowRegisters;
   allowRegisters = false;
   styleDepth = 1;
+  // Room for as many rows as the rest of the file could hold (`.b8 1` and a
+  // line break): pages are only touched as rows fill them, while growing
+  // by doubling would copy the rows, and fault in fresh pages, again and
+  // again (a -G file's debug data are a few hundred thousand rows).
+  size_t rowsAtMost = (lexer.limit() - lexer.position()) / 7;
+  sectionRowTypes.reserve(rowsAtMost);
+  sectionRowSizes.reserve(rowsAtMost);
+  sectionValues.reserve(rowsAtMost);
   while (!tok.is('}')) {
     if (tok.kind == TokKind::Eof)
       return error("expected '}' to close the section, found end of file");
