@@ -319,6 +319,31 @@ constexpr Gap kUnstyled = Gap::Line;
 /// Attributes the importer builds over and over (trivia dictionaries,
 /// opcodes, register references, small integers), cached per context in the
 /// dialect so that importing many files reuses them.
+/// A name with its hash: a probe of the symbol table compares hashes
+/// before names, and so does not read the text of the names it passes
+/// (`$L__tmp1234` and its kin, all of a length, spread over the buffer).
+struct HashedName {
+  HashedName(StringRef text)
+      : text(text), hash(llvm::DenseMapInfo<StringRef>::getHashValue(text)) {}
+  HashedName(StringRef text, unsigned hash) : text(text), hash(hash) {}
+  StringRef text;
+  unsigned hash;
+
+  struct Info {
+    static HashedName getEmptyKey() {
+      return {llvm::DenseMapInfo<StringRef>::getEmptyKey(), 0};
+    }
+    static HashedName getTombstoneKey() {
+      return {llvm::DenseMapInfo<StringRef>::getTombstoneKey(), 0};
+    }
+    static unsigned getHashValue(const HashedName &name) { return name.hash; }
+    static bool isEqual(const HashedName &a, const HashedName &b) {
+      return a.hash == b.hash &&
+             llvm::DenseMapInfo<StringRef>::isEqual(a.text, b.text);
+    }
+  };
+};
+
 struct ImportCache {
   llvm::StringMap<DictionaryAttr> trivia;
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
@@ -610,7 +635,7 @@ private:
   /// sends the module through the verifier's walk, which decides.
   struct Symbols {
     /// Every name met so far (keys point into the buffer or the IR).
-    llvm::DenseMap<StringRef, Symbol> byName;
+    llvm::DenseMap<HashedName, Symbol, HashedName::Info> byName;
     llvm::DenseSet<StringRef> moduleNames;
     /// Unresolved names used outside functions, and whether in a section.
     SmallVector<std::pair<StringRef, bool>, 16> pending;
@@ -1342,7 +1367,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
                                    ArrayRef<Attribute>(retParams)})
     for (Attribute param : list)
-      symbols.byName[cast<ParamAttr>(param).getName()].inFunction = true;
+      symbols.byName[cast<ParamAttr>(param).getName().getValue()].inFunction = true;
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
@@ -1365,7 +1390,7 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
                                    ArrayRef<Attribute>(retParams)})
     for (Attribute param : list)
-      symbols.byName[cast<ParamAttr>(param).getName()].paramOf =
+      symbols.byName[cast<ParamAttr>(param).getName().getValue()].paramOf =
           symbols.function;
   unsigned argIndex = 0;
   for (ArrayAttr list : {func.getRetParams(), func.getParams()})
