@@ -455,6 +455,9 @@ private:
           return emit(label, r);
         })
         .Case([&](DataOp data) {
+          if (r.direct && inlineGaps(r, {Gap::DataLine, Gap::DataValue1,
+                                          Gap::DataValue}))
+            return writeDataRows(data, r);
           ArrayRef<Attribute> values = data.getValues().getValue();
           ArrayRef<int32_t> rowTypes = data.getRowTypes();
           for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
@@ -572,6 +575,54 @@ private:
           return other->emitError("cannot export '")
                  << other->getName() << "' to PTX";
         });
+  }
+
+  /// Whether a direct rendering's `gaps` are all plain text (given by the
+  /// style, or canonical spaces): no line to break at the op's depth.
+  static bool inlineGaps(const Rendering &r, std::initializer_list<Gap> gaps) {
+    return llvm::none_of(
+        gaps, [&](Gap gap) { return r.gaps[unsigned(gap)].breaks; });
+  }
+
+  /// Writes a data op's rows straight out (debug sections are millions of
+  /// `.b8 5` rows): what the general path writes, without a token at a
+  /// time. For a direct rendering whose data gaps are inline. The text
+  /// before each value (`\n\t.b8 ` or `, `) is joined once, so most values
+  /// take one write; those other than integers and symbols go through
+  /// renderExpr.
+  LogicalResult writeDataRows(DataOp data, Rendering &r) {
+    StringRef first = r.gaps[unsigned(Gap::DataValue1)].text,
+              later = r.gaps[unsigned(Gap::DataValue)].text;
+    if (r.gaps != rowHeadGaps) {
+      rowHeads.assign(typeNames.size(), StringRef());
+      rowHeadGaps = r.gaps;
+      comma = join(",", later);
+    }
+    ArrayRef<Attribute> values = data.getValues().getValue();
+    ArrayRef<int32_t> rowTypes = data.getRowTypes();
+    for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
+      StringRef &head = rowHeads[unsigned(rowTypes[row])];
+      if (head.empty())
+        head = join(join(r.gaps[unsigned(Gap::DataLine)].text,
+                         typeNames[unsigned(rowTypes[row])]),
+                    first);
+      for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
+        StringRef before = i ? comma : head;
+        if (auto imm = dyn_cast<ImmAttr>(value)) {
+          out.write(before, immediate(imm).text);
+        } else if (auto symbol = dyn_cast<FlatSymbolRefAttr>(value)) {
+          out.write(before, symbol.getValue());
+        } else {
+          // (renderExpr writes the value's gap.)
+          out.write(before.drop_back(i ? later.size() : first.size()));
+          if (failed(renderExpr(data, r, value, {},
+                                i ? Gap::DataValue : Gap::DataValue1)))
+            return failure();
+        }
+      }
+      values = values.drop_front(size);
+    }
+    return success();
   }
 
   LogicalResult exportBlock(Region &region, unsigned depth) {
@@ -1040,11 +1091,7 @@ private:
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
-    // An immediate is spelled once per distinct attribute.
-    auto it = immediates.find(imm.getAsOpaquePointer());
-    if (LLVM_UNLIKELY(it == immediates.end()))
-      it = addImmediate(imm);
-    const Spelled &spelled = it->second;
+    Spelled spelled = immediate(imm);
     if (r.direct) {
       // (The sign and the digits, with no gap between them, at once.)
       r.add(spelled.text, gap);
@@ -1061,23 +1108,47 @@ private:
     bool negative;
     StringRef digits() const { return text.drop_front(negative); }
   };
+  /// An immediate is spelled once per distinct attribute. A small plain
+  /// decimal (most are) is found by its magnitude, without hashing.
+  Spelled immediate(ImmAttr imm) {
+    uint64_t magnitude = imm.getMagnitude();
+    if (magnitude < kPlainDecimals && plainDecimals[magnitude] == imm)
+      return {numbers[magnitude], false};
+    auto it = immediates.find(imm.getAsOpaquePointer());
+    if (LLVM_UNLIKELY(it == immediates.end()))
+      it = addImmediate(imm);
+    return it->second;
+  }
   using ImmediateMap = llvm::DenseMap<const void *, Spelled, AddressInfo>;
   LLVM_ATTRIBUTE_NOINLINE ImmediateMap::iterator addImmediate(ImmAttr imm) {
-    StringRef digits = spellInteger(imm);
     bool negative = imm.getNegative();
+    StringRef digits;
+    if (isPlainDecimal(imm)) {
+      uint64_t magnitude = imm.getMagnitude();
+      digits = number(magnitude);
+      if (!negative && magnitude < kPlainDecimals)
+        plainDecimals[magnitude] = imm;
+    } else {
+      digits = spellInteger(imm);
+    }
     StringRef text = negative ? join("-", digits) : digits;
     return immediates
         .try_emplace(imm.getAsOpaquePointer(), Spelled{text, negative})
         .first;
   }
 
-  /// The digits of `imm`, with its radix prefix and suffix, without sign.
+  /// Whether `imm` is spelled as its bare magnitude (`5`; not `0x5`, `05`
+  /// or `5U`).
+  static bool isPlainDecimal(ImmAttr imm) {
+    return imm.getFormat() == IntFormat::dec && !imm.getDigits() &&
+           !imm.getUnsignedSuffix();
+  }
+
+  /// The digits of `imm` (not a plain decimal), with its radix prefix and
+  /// suffix, without sign.
   StringRef spellInteger(ImmAttr imm) {
     uint64_t value = imm.getMagnitude();
     unsigned width = imm.getDigits();
-    if (imm.getFormat() == IntFormat::dec && !width &&
-        !imm.getUnsignedSuffix())
-      return number(value);
     std::string text;
     switch (imm.getFormat()) {
     case IntFormat::dec:
@@ -1119,6 +1190,17 @@ private:
   llvm::DenseMap<Attribute, ArrayRef<StringRef>> gapStrings;
   /// Each immediate's sign and digits.
   ImmediateMap immediates;
+  ArrayRef<StringRef> numbers = smallNumbers();
+  /// writeDataRows' text before a row's first value (its line gap, type and
+  /// value gap), by type, and before a later value, for one row of gaps.
+  const Writer::GapText *rowHeadGaps = nullptr;
+  SmallVector<StringRef> rowHeads;
+  StringRef comma;
+  /// The plain decimal immediate of each magnitude below 256 (most debug
+  /// data is bytes), once seen; a larger table costs small files more to
+  /// clear than it saves.
+  static constexpr unsigned kPlainDecimals = 256;
+  std::array<ImmAttr, kPlainDecimals> plainDecimals{};
   /// Float immediates' text, by attribute.
   llvm::DenseMap<const void *, StringRef, AddressInfo> floats;
 };
