@@ -400,11 +400,16 @@ private:
   }
 
   /// Writes `r` around `body` (which writes the nested ops); a direct
-  /// rendering is written already.
-  LogicalResult emit(Operation *op, Rendering &r,
-                     function_ref<LogicalResult()> body = nullptr) {
+  /// rendering (most ops) is written already, which is checked inline.
+  LLVM_ATTRIBUTE_ALWAYS_INLINE LogicalResult
+  emit(Operation *op, Rendering &r,
+       function_ref<LogicalResult()> body = nullptr) {
     if (r.direct)
       return success();
+    return emitKept(op, r, body);
+  }
+  LogicalResult emitKept(Operation *op, Rendering &r,
+                         function_ref<LogicalResult()> body) {
     ArrayRef<StringRef> trivia = triviaFor(op, r);
     unsigned gapIndex = 0;
     writeTokens(r.head, trivia, gapIndex, r);
