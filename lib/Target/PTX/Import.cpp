@@ -316,9 +316,6 @@ struct Gaps : SmallVector<StringRef, 16> {
 /// gap is never predicted, so such ops keep their trivia.
 constexpr Gap kUnstyled = Gap::Line;
 
-/// Attributes the importer builds over and over (trivia dictionaries,
-/// opcodes, register references, small integers), cached per context in the
-/// dialect so that importing many files reuses them.
 /// A name with its hash: a probe of the symbol table compares hashes
 /// before names, and so does not read the text of the names it passes
 /// (`$L__tmp1234` and its kin, all of a length, spread over the buffer).
@@ -344,6 +341,9 @@ struct HashedName {
   };
 };
 
+/// Attributes the importer builds over and over (trivia dictionaries,
+/// opcodes, register references, small integers), cached per context in the
+/// dialect so that importing many files reuses them.
 struct ImportCache {
   llvm::StringMap<DictionaryAttr> trivia;
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
@@ -1367,7 +1367,8 @@ LogicalResult Parser::parseFunc(Gaps &gaps, Linkage linkage) {
   for (ArrayRef<Attribute> list : {ArrayRef<Attribute>(params),
                                    ArrayRef<Attribute>(retParams)})
     for (Attribute param : list)
-      symbols.byName[cast<ParamAttr>(param).getName().getValue()].inFunction = true;
+      symbols.byName[cast<ParamAttr>(param).getName().getValue()].inFunction =
+          true;
   auto func = FuncOp::create(builder, location, name, kind, linkage,
                              ArrayAttr::get(ctx, params),
                              ArrayAttr::get(ctx, retParams),
@@ -1611,7 +1612,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     }
     if (checkOnly && !fitting) {
       // The gaps checked before the misfit were not kept: scan the row's
-      // again (rare: a run stops fitting once).
+      // gaps again (rare: a run stops fitting once).
       keepCheckedGaps();
       valueGaps.clear();
       const char *q = typeWord.end();
