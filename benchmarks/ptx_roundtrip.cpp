@@ -4,7 +4,8 @@
 // exported back, and both (the round trip), in MB of PTX per second. Each
 // file is also checked to come back byte for byte.
 //
-//   pyptx-bench-roundtrip [--min-seconds S] FILE_OR_DIR...
+//   pyptx-bench-roundtrip [--min-seconds S] [--context-per-round]
+//                         FILE_OR_DIR...
 //
 // A second line gives MLIR's share: the throughput if the import did nothing
 // but create the new location each of its ops needs.
@@ -34,6 +35,10 @@ static cl::list<std::string> inputs(cl::Positional, cl::OneOrMore,
 static cl::opt<double> minSeconds(
     "min-seconds", cl::init(1.0),
     cl::desc("repeat each measurement for at least this long"));
+static cl::opt<bool> contextPerRound(
+    "context-per-round", cl::init(false),
+    cl::desc("import all files of a round into one fresh context (as a "
+             "long-running process would), instead of one context per file"));
 static cl::opt<std::string>
     only("only", cl::init(""),
          cl::desc("measure only 'import', 'export' or 'roundtrip' (for "
@@ -124,15 +129,25 @@ unsigned report(StringRef name, ArrayRef<Input> files) {
   }
   // Each import gets a fresh context, as in `pyptx-translate`: nothing
   // uniqued while importing one file (locations, attributes) is reused by the
-  // next, or by the next round. Creating the context is not timed, nor is
-  // destroying the module.
+  // next, or by the next round. (With --context-per-round, the files of a
+  // round share one, fresh for the round: the next file reuses what the
+  // last uniqued, the next round nothing.) Creating the context is not
+  // timed, nor is destroying the module.
   auto skip = [](StringRef phase) {
     return !only.empty() && only != phase;
   };
-  Rate importRate = skip("import") ? Rate() : measure(files, bytes, [&](const Input &file, size_t) {
-    ImportContext context;
+  // The context an import goes into: a fresh one, or with
+  // --context-per-round the round's (made fresh when a round starts).
+  std::unique_ptr<ImportContext> roundContext;
+  auto contextFor = [&](size_t i) {
+    if (!contextPerRound || i == 0)
+      roundContext = std::make_unique<ImportContext>();
+    return &roundContext->ctx;
+  };
+  Rate importRate = skip("import") ? Rate() : measure(files, bytes, [&](const Input &file, size_t i) {
+    mlir::MLIRContext *ctx = contextFor(i);
     auto start = Clock::now();
-    auto module = import(context.ctx, file);
+    auto module = import(*ctx, file);
     return seconds(start);
   });
   std::string sink;
@@ -143,12 +158,12 @@ unsigned report(StringRef name, ArrayRef<Input> files) {
     (void)pyptx::exportPTX(modules[i].get(), os);
     return seconds(start);
   });
-  Rate roundTripRate = skip("roundtrip") ? Rate() : measure(files, bytes, [&](const Input &file, size_t) {
-    ImportContext context;
+  Rate roundTripRate = skip("roundtrip") ? Rate() : measure(files, bytes, [&](const Input &file, size_t i) {
+    mlir::MLIRContext *ctx = contextFor(i);
     sink.clear();
     raw_string_ostream os(sink);
     auto start = Clock::now();
-    auto module = import(context.ctx, file);
+    auto module = import(*ctx, file);
     (void)pyptx::exportPTX(module.get(), os);
     return seconds(start);
   });
