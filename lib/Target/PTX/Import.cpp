@@ -143,6 +143,13 @@ inline bool scanPlainDecimal(const char *&p, const char *end,
          (p == end || !(kClasses[uint8_t(*p)] & kNumberChar));
 }
 
+/// Whether `text` is such a plain decimal, all of it; its value if so.
+inline bool isPlainDecimal(StringRef text, unsigned maxDigits,
+                           uint64_t &value) {
+  const char *p = text.begin();
+  return scanPlainDecimal(p, text.end(), maxDigits, value) && p == text.end();
+}
+
 class Lexer {
 public:
   explicit Lexer(StringRef buffer)
@@ -510,13 +517,10 @@ private:
     // Plain decimal, no leading zeros: the number is printed back from its
     // value. (Up to nine digits, as `.loc` lines have, read here directly.)
     StringRef text = tok.text;
-    if (tok.kind == TokKind::Number && text.size() <= 9 &&
-        (text.size() == 1 || text[0] != '0') &&
-        llvm::all_of(text, llvm::isDigit)) {
+    uint64_t plain;
+    if (tok.kind == TokKind::Number && isPlainDecimal(text, 9, plain)) {
       static_assert(sizeof(IntT) >= 4, "holds nine digits");
-      value = 0;
-      for (char c : text)
-        value = value * 10 + unsigned(c - '0');
+      value = IntT(plain);
       take(gaps, slot);
       return success();
     }
@@ -1546,20 +1550,13 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       }
     }
   };
-  // A gap checked as recordGap would (learning the style's gap the first
-  // time); once the slot has learned its gap, a plain comparison.
-  auto fits = [&](Gap slot, StringRef gap) {
-    const std::optional<StringRef> &learned =
-        style[styleKey(slot, styleDepth)];
-    return learned ? same(*learned, gap) : fitsSlot(slot, gap);
-  };
   SmallVector<StringRef, 8> valueGaps;
   bool rowFailed = false;
   while (true) {
     // A styled row's gaps are checked as they come; any other row keeps
     // them for recordGap.
     valueGaps.clear();
-    bool fitting = checkOnly && fits(Gap::DataLine, lineGap);
+    bool fitting = checkOnly && fitsSlot(Gap::DataLine, lineGap);
     size_t rowStart = values.size(), count = 0;
     bool rowEnds = false; // after a value with no comma behind it
     while (true) {
@@ -1588,7 +1585,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       }
       values.push_back(value);
       if (fitting)
-        fitting = fits(count ? Gap::DataValue : Gap::DataValue1, gap);
+        fitting = fitsSlot(count ? Gap::DataValue : Gap::DataValue1, gap);
       if (!checkOnly || !fitting)
         valueGaps.push_back(gap);
       ++count;
@@ -2634,13 +2631,8 @@ LogicalResult Parser::parseNumber(Gaps &gaps, bool negative,
 
 Attribute Parser::numberAttr(StringRef text, bool negative,
                              std::string &problem) {
-  if (!negative && !text.empty() && text.size() <= 19 &&
-      (text.size() == 1 || text[0] != '0') && llvm::all_of(text, llvm::isDigit)) {
-    uint64_t value = 0;
-    for (char c : text)
-      value = value * 10 + unsigned(c - '0');
+  if (uint64_t value; !negative && isPlainDecimal(text, 19, value))
     return decimal(value);
-  }
   // Floating-point literals recur (0f00000000, 0.0): built once per text.
   bool isFloat = text.contains('.') ||
                  (text.size() > 2 && text[0] == '0' &&
