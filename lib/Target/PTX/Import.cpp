@@ -129,6 +129,15 @@ skipSpace(const char *p, const char *end, unsigned &line,
   return p;
 }
 
+/// Skips the spaces and tabs at `p`: the gaps the fast paths take, which
+/// end at the line's end.
+LLVM_ATTRIBUTE_ALWAYS_INLINE const char *skipBlanks(const char *p,
+                                                    const char *end) {
+  while (p != end && (*p == ' ' || *p == '\t'))
+    ++p;
+  return p;
+}
+
 /// The fast paths' plain decimal at `p`: digits without a leading zero, at
 /// most `maxDigits` of them, and no letter or dot after them (`0x1F`,
 /// `1.5` and `12U` are not). Moves `p` past the digits either way.
@@ -1561,8 +1570,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     bool rowEnds = false; // after a value with no comma behind it
     while (true) {
       const char *gapStart = p;
-      while (p != end && (*p == ' ' || *p == '\t'))
-        ++p;
+      p = skipBlanks(p, end);
       StringRef gap(gapStart, p - gapStart);
       const char *start = p;
       if (p == end)
@@ -1615,8 +1623,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       const char *q = typeWord.end();
       for (size_t i = 0; i < count; ++i) {
         const char *gapStart = q;
-        while (*q == ' ' || *q == '\t')
-          ++q;
+        q = skipBlanks(q, p);
         valueGaps.push_back(StringRef(gapStart, q - gapStart));
         while (q != p && *q != ',')
           ++q;
@@ -1721,8 +1728,7 @@ Parser::OperandScan Parser::scanOperands(Gaps &gaps,
   StringRef gap;
   auto nextGap = [&] {
     const char *start = p;
-    while (p != end && (*p == ' ' || *p == '\t'))
-      ++p;
+    p = skipBlanks(p, end);
     gap = StringRef(start, p - start);
     return p != end && !(kClasses[uint8_t(*p)] & kSpace) && *p != '/';
   };
@@ -2138,8 +2144,7 @@ bool Parser::scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
   unsigned *numbers[3] = {&file, &line, &column};
   for (unsigned i = 0; i < 3; ++i) {
     const char *gapStart = p;
-    while (p != end && (*p == ' ' || *p == '\t'))
-      ++p;
+    p = skipBlanks(p, end);
     numberGaps[i] = StringRef(gapStart, p - gapStart);
     uint64_t value;
     if (!scanPlainDecimal(p, end, 9, value))
@@ -2147,9 +2152,7 @@ bool Parser::scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
     *numbers[i] = unsigned(value);
   }
   // (`, function_name ...` goes to the general parser.)
-  const char *next = p;
-  while (next != end && (*next == ' ' || *next == '\t'))
-    ++next;
+  const char *next = skipBlanks(p, end);
   if (next != end && !(kClasses[uint8_t(*next)] & kSpace))
     return false;
   recordGap(gaps, tok.gap, Gap::LocLine);
