@@ -899,10 +899,9 @@ private:
 
   /// `prefix` and the digits of `n`, in the allocator.
   StringRef join(StringRef prefix, uint64_t n) {
-    if (n < kSmallNumbers)
-      return join(prefix, smallNumbers()[n]);
-    char buffer[24];
-    return join(prefix, digitsInto(n, buffer));
+    char buffer[24]; // (not saved: join copies the digits)
+    return join(prefix,
+                n < kSmallNumbers ? smallNumbers()[n] : digitsInto(n, buffer));
   }
   StringRef join(StringRef prefix, StringRef suffix) {
     char *text = allocator.Allocate<char>(prefix.size() + suffix.size());
@@ -1090,9 +1089,10 @@ private:
   /// The decimal spelling of `value`; small ones (the common case) are
   /// made once.
   StringRef number(uint64_t value) {
-    if (value >= kSmallNumbers)
-      return saver.save(std::to_string(value));
-    return smallNumbers()[value];
+    if (value < kSmallNumbers)
+      return smallNumbers()[value];
+    char buffer[24];
+    return saver.save(digitsInto(value, buffer));
   }
 
   void renderInteger(Rendering &r, ImmAttr imm, Gap gap) {
