@@ -43,7 +43,9 @@ protected:
               ValueRange args, ArrayRef<Attribute> operands) {
     return InstOp::create(builder, loc, Value(), args, false, mnemonic,
                           builder.getStrArrayAttr(modifiers),
-                          builder.getArrayAttr(operands));
+                          builder.getArrayAttr(operands),
+                          /*loc_file=*/nullptr, /*loc_line=*/nullptr,
+                          /*loc_column=*/nullptr);
   }
 
   Attribute ref(unsigned i) { return RegRefAttr::get(&ctx, i, ""); }

@@ -437,10 +437,7 @@ private:
           return emit(inst, r);
         })
         .Case([&](LocOp loc) {
-          r.add(".loc", Gap::LocLine);
-          r.add(number(loc.getFile()), Gap::LocFile);
-          r.add(number(loc.getLine()), Gap::LocNumber);
-          r.add(number(loc.getColumn()), Gap::LocNumber);
+          renderLoc(r, loc.getFile(), loc.getLine(), loc.getColumn());
           if (auto name = loc.getFunctionNameAttr()) {
             r.add(",", Gap::None);
             r.add("function_name", Gap::LocKeyword);
@@ -788,12 +785,25 @@ private:
     r.add(";", Gap::None);
   }
 
+  /// `.loc file line column`.
+  void renderLoc(Rendering &r, uint64_t file, uint64_t line, uint64_t column) {
+    r.add(".loc", Gap::LocLine);
+    r.add(number(file), Gap::LocFile);
+    r.add(number(line), Gap::LocNumber);
+    r.add(number(column), Gap::LocNumber);
+  }
+
   LogicalResult renderInst(InstOp inst, Rendering &r) {
+    const InstOp::Properties &properties = inst.getProperties();
+    if (properties.loc_file && properties.loc_line && properties.loc_column)
+      renderLoc(r, properties.loc_file.getUInt(),
+                properties.loc_line.getUInt(),
+                properties.loc_column.getUInt());
     Gap next = Gap::InstLine;
     // The guard (optional) and the registers, read once: the generated
     // accessors each walk the operand segment sizes.
     ArrayRef<OpOperand> operands = inst->getOpOperands();
-    bool hasGuard = inst.getProperties().operandSegmentSizes[0] != 0;
+    bool hasGuard = properties.operandSegmentSizes[0] != 0;
     ArrayRef<OpOperand> args = operands.drop_front(hasGuard);
     if (hasGuard) {
       Value guard = operands.front().get();

@@ -907,7 +907,14 @@ private:
   LogicalResult parseBody(Block *block, Gaps &closeGaps);
   LogicalResult parseStatement();
   LogicalResult parseReg(Gaps &gaps);
-  LogicalResult parseInst(Gaps &gaps);
+  /// The numbers of a plain `.loc file line column` line.
+  struct LocNumbers {
+    unsigned file, line, column;
+  };
+  /// An instruction; `ptxLoc`: the plain `.loc` line right before it, which
+  /// it holds.
+  LogicalResult parseInst(Gaps &gaps,
+                          std::optional<LocNumbers> ptxLoc = std::nullopt);
   bool scanInstOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands);
   enum class OperandScan { Done, GiveUp, Misfit };
   OperandScan scanOperands(Gaps &gaps, SmallVectorImpl<Attribute> &operands,
@@ -2076,49 +2083,58 @@ LogicalResult Parser::parseReg(Gaps &gaps) {
 }
 
 LogicalResult Parser::parseLoc(Gaps &gaps) {
-  Location location = loc();
-  unsigned file, line, column;
-  if (scanLocNumbers(gaps, file, line, column)) {
-    LocOp::Properties properties;
-    properties.setFile(ui32(file));
-    properties.setLine(ui32(line));
-    properties.setColumn(ui32(column));
-    createFromProperties<LocOp>(location, gaps, properties);
-    return success();
-  }
-  take(gaps, Gap::LocLine);
-  if (failed(expectInt(gaps, "a file number", file, Gap::LocFile)) ||
-      failed(expectInt(gaps, "a line number", line, Gap::LocNumber)) ||
-      failed(expectInt(gaps, "a column number", column, Gap::LocNumber)))
-    return failure();
+  // (The op's location is made only if the line becomes a `pyptx.loc`.)
+  unsigned locLine = tok.line,
+           locColumn = unsigned(tok.text.data() - tok.lineStart) + 1;
+  auto locOpLocation = [&] {
+    return FileLineColLoc::get(bufferName, locLine, locColumn);
+  };
+  LocNumbers numbers;
   FlatSymbolRefAttr functionName;
   DenseI64ArrayAttr inlinedAt;
-  if (tok.is(',') && peek().isWord("function_name")) {
-    take(gaps, Gap::None);
-    take(gaps, Gap::LocKeyword);
-    StringRef name;
-    if (failed(expectWord(gaps, "a function name label", name,
-                          Gap::LocKeyword)))
+  if (!scanLocNumbers(gaps, numbers.file, numbers.line, numbers.column)) {
+    take(gaps, Gap::LocLine);
+    if (failed(expectInt(gaps, "a file number", numbers.file,
+                         Gap::LocFile)) ||
+        failed(expectInt(gaps, "a line number", numbers.line,
+                         Gap::LocNumber)) ||
+        failed(expectInt(gaps, "a column number", numbers.column,
+                         Gap::LocNumber)))
       return failure();
-    functionName = symbolRef(name);
-    if (tok.is(',') && peek().isWord("inlined_at")) {
+    if (tok.is(',') && peek().isWord("function_name")) {
       take(gaps, Gap::None);
       take(gaps, Gap::LocKeyword);
-      int64_t values[3];
-      for (int64_t &value : values)
-        if (failed(expectInt(gaps, "a file, line or column number", value,
-                             Gap::LocNumber)))
-          return failure();
-      inlinedAt = builder.getDenseI64ArrayAttr(values);
+      StringRef name;
+      if (failed(expectWord(gaps, "a function name label", name,
+                            Gap::LocKeyword)))
+        return failure();
+      functionName = symbolRef(name);
+      if (tok.is(',') && peek().isWord("inlined_at")) {
+        take(gaps, Gap::None);
+        take(gaps, Gap::LocKeyword);
+        int64_t values[3];
+        for (int64_t &value : values)
+          if (failed(expectInt(gaps, "a file, line or column number", value,
+                               Gap::LocNumber)))
+            return failure();
+        inlinedAt = builder.getDenseI64ArrayAttr(values);
+      }
     }
   }
+  // A plain `.loc` goes with the instruction it describes, when one follows
+  // (nvcc writes one before nearly every instruction of a -G or -lineinfo
+  // file: an op and a location fewer for each).
+  if (!functionName && (tok.is('@') || (tok.kind == TokKind::Word &&
+                                        llvm::isAlpha(tok.text.front()) &&
+                                        !colonFollows())))
+    return parseInst(gaps, numbers);
   LocOp::Properties properties;
-  properties.setFile(ui32(file));
-  properties.setLine(ui32(line));
-  properties.setColumn(ui32(column));
+  properties.setFile(ui32(numbers.file));
+  properties.setLine(ui32(numbers.line));
+  properties.setColumn(ui32(numbers.column));
   properties.setFunctionName(functionName);
   properties.setInlinedAt(inlinedAt);
-  createFromProperties<LocOp>(location, gaps, properties);
+  createFromProperties<LocOp>(locOpLocation(), gaps, properties);
   return success();
 }
 
@@ -2231,7 +2247,8 @@ LogicalResult Parser::parseLabeled(Gaps &gaps) {
 
 /// Opcodes split into mnemonic and modifiers, cached: the same opcode
 /// appears many times in a file.
-LogicalResult Parser::parseInst(Gaps &gaps) {
+LogicalResult Parser::parseInst(Gaps &gaps,
+                                std::optional<LocNumbers> ptxLoc) {
   Location location = loc();
   Value guard;
   bool negated = false;
@@ -2310,6 +2327,11 @@ LogicalResult Parser::parseInst(Gaps &gaps) {
       operandLists.get(operands, [&] { return ArrayAttr::get(ctx, operands); }));
   properties.operandSegmentSizes = {guard ? 1 : 0,
                                     int32_t(instRegisters.size())};
+  if (ptxLoc) {
+    properties.setLocFile(ui32(ptxLoc->file));
+    properties.setLocLine(ui32(ptxLoc->line));
+    properties.setLocColumn(ui32(ptxLoc->column));
+  }
   SmallVector<Value, 8> allOperands;
   if (guard)
     allOperands.push_back(guard);

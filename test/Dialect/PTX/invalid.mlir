@@ -1164,6 +1164,18 @@ pyptx.module version 8.7 target sm_90a {
 
 // -----
 
+// An instruction holds all three numbers of a .loc line, or none.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.file 1 "a.cu"
+  pyptx.func entry @k() {
+    // expected-error @+1 {{takes loc_file, loc_line and loc_column together (the `.loc` line before it), or none of them}}
+    pyptx.inst ret attributes {loc_file = 1 : ui32, loc_line = 2 : ui32}
+    pyptx.inst ret
+  }
+}
+
+// -----
+
 // inlined_at comes with function_name.
 pyptx.module version 8.7 target sm_90a {
   pyptx.file 1 "a.cu"

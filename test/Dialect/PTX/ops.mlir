@@ -484,19 +484,27 @@ pyptx.module version 8.7 target sm_90a, debug address_size 64 {
 
   // CHECK-LABEL: pyptx.func entry @debug_locs() {
   // CHECK-NEXT:    %r0 = pyptx.reg b32 "%r"<1>{{$}}
+  // CHECK-NEXT:    %p = pyptx.reg pred "%p"{{$}}
   // CHECK-NEXT:    pyptx.loc 1 5 1{{$}}
   // CHECK-NEXT:    pyptx.inst mov.u32 (%r0, 1) : b32{{$}}
   // CHECK-NEXT:    pyptx.loc 2 20 7{{$}}
   // CHECK-NEXT:    pyptx.loc 1 13 0 function_name @"$L__info_string0" inlined_at [2, 20, 7]{{$}}
   // CHECK-NEXT:    pyptx.inst ret{{$}}
+  // CHECK-NEXT:    pyptx.inst ptx_loc 1 6 3 add.u32 (%r0, %r0, 1) : b32, b32{{$}}
+  // CHECK-NEXT:    pyptx.inst ptx_loc 1 7 0 if not %p bra.uni (@"$L__exit"){{$}}
+  // CHECK-NEXT:    pyptx.label @"$L__exit"{{$}}
   // CHECK-NEXT:  }
   pyptx.func entry @debug_locs() {
     %r0 = pyptx.reg b32 "%r"<1>
+    %p = pyptx.reg pred "%p"
     pyptx.loc 1 5 1
     pyptx.inst mov.u32 (%r0, 1) : b32
     pyptx.loc 2 20 7
     pyptx.loc 1 13 0 function_name @"$L__info_string0" inlined_at [2, 20, 7]
     pyptx.inst ret
+    pyptx.inst ptx_loc 1 6 3 add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst ptx_loc 1 7 0 if not %p bra.uni (@"$L__exit")
+    pyptx.label @"$L__exit"
   }
 
   // CHECK-LABEL: pyptx.section ".debug_str" {

@@ -43,12 +43,14 @@ pyptx.module version 8.7 target sm_90a address_size 64 {
     pyptx.inst add.u32 (%r0, %r0, 2) : b32, b32
     // CHECK-NEXT:	.loc 3 1 0
     // CHECK-NEXT:	ld.param.u64 %rd0, [out];
+    // CHECK-NEXT:	.loc 3 2 5
     // CHECK-NEXT:	st.global.u32 [%rd0], %r0;
     // CHECK-NEXT:	ret;
     // CHECK-NEXT:}
     pyptx.loc 3 1 0
     pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
-    pyptx.inst st.global.u32 ([%rd0], %r0) : b64, b32
+    // (The .loc line an instruction holds.)
+    pyptx.inst ptx_loc 3 2 5 st.global.u32 ([%rd0], %r0) : b64, b32
     pyptx.inst ret
   }
 

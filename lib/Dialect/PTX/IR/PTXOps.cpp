@@ -1583,6 +1583,15 @@ std::string InstOp::getOpcode() {
 
 ParseResult InstOp::parse(OpAsmParser &parser, OperationState &result) {
   MLIRContext *ctx = parser.getContext();
+  if (succeeded(parser.parseOptionalKeyword("ptx_loc"))) {
+    Builder &builder = parser.getBuilder();
+    for (StringRef name : {"loc_file", "loc_line", "loc_column"}) {
+      uint32_t value;
+      if (parser.parseInteger(value))
+        return failure();
+      result.addAttribute(name, builder.getUI32IntegerAttr(value));
+    }
+  }
   OpAsmParser::UnresolvedOperand guard;
   bool hasGuard = false;
   if (succeeded(parser.parseOptionalKeyword("if"))) {
@@ -1645,6 +1654,9 @@ ParseResult InstOp::parse(OpAsmParser &parser, OperationState &result) {
 }
 
 void InstOp::print(OpAsmPrinter &printer) {
+  if (getLocFile() && getLocLine() && getLocColumn())
+    printer << " ptx_loc " << *getLocFile() << " " << *getLocLine() << " "
+            << *getLocColumn();
   if (getGuard()) {
     printer << " if ";
     if (getGuardNegated())
@@ -1666,7 +1678,8 @@ void InstOp::print(OpAsmPrinter &printer) {
   printer.printOptionalAttrDictWithKeyword(
       (*this)->getAttrs(),
       {getGuardNegatedAttrName(), getMnemonicAttrName(), getModifiersAttrName(),
-       getPtxOperandsAttrName(), getOperandSegmentSizesAttrName()});
+       getPtxOperandsAttrName(), getOperandSegmentSizesAttrName(),
+       getLocFileAttrName(), getLocLineAttrName(), getLocColumnAttrName()});
   if (!getArgs().empty()) {
     printer << " : ";
     llvm::interleaveComma(getArgs().getTypes(), printer,
@@ -1791,6 +1804,10 @@ LogicalResult InstOp::verify() {
       return emitOpError("has an empty modifier");
   if (getGuardNegated() && !getGuard())
     return emitOpError("is negated but has no guard predicate");
+  if (bool(getLocFile()) != bool(getLocLine()) ||
+      bool(getLocFile()) != bool(getLocColumn()))
+    return emitOpError("takes loc_file, loc_line and loc_column together "
+                       "(the `.loc` line before it), or none of them");
   Region *here = (*this)->getParentRegion();
   for (Value value : getOperands())
     if (!value.getParentRegion()->isAncestor(here))

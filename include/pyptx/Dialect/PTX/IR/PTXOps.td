@@ -190,12 +190,22 @@ def PTX_InstOp : PTX_Op<"inst", [ParentOneOf<BodyParents>,
     attribute per PTX operand that says where each register sits among
     immediates, addresses, vectors, symbols, negations and sinks. The
     trailing type list is the register operands' types.
+
+    A plain `.loc file line column` line right before the instruction is
+    held by the instruction (`ptx_loc 1 42 7`), the source line it maps
+    to; other `.loc` lines are `pyptx.loc` ops.
+    ```mlir
+    pyptx.inst ptx_loc 1 42 7 ld.u64 (%rd2, [%rd1]) : b64, b64
+    ```
   }];
   let arguments = (ins Optional<PTX_PredType>:$guard,
                        Variadic<PTX_AnyReg>:$args,
                        UnitAttr:$guard_negated,
                        StrAttr:$mnemonic, StrArrayAttr:$modifiers,
-                       ArrayAttr:$ptx_operands);
+                       ArrayAttr:$ptx_operands,
+                       OptionalAttr<UI32Attr>:$loc_file,
+                       OptionalAttr<UI32Attr>:$loc_line,
+                       OptionalAttr<UI32Attr>:$loc_column);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
