@@ -461,9 +461,20 @@ private:
                                           Gap::DataValue}))
             return writeDataRows(data, r);
           ArrayRef<Attribute> values = data.getValues().getValue();
+          ArrayRef<int8_t> bytes = data.getBytes();
           ArrayRef<int32_t> rowTypes = data.getRowTypes();
           for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
             r.add(typeNames[unsigned(rowTypes[row])], Gap::DataLine);
+            if (size < 0) {
+              for (auto [i, byte] : llvm::enumerate(bytes.take_front(-size))) {
+                if (i)
+                  r.add(",", Gap::None);
+                r.add(number(uint8_t(byte)),
+                      i ? Gap::DataValue : Gap::DataValue1);
+              }
+              bytes = bytes.drop_front(-size);
+              continue;
+            }
             for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
               if (i)
                 r.add(",", Gap::None);
@@ -601,13 +612,21 @@ private:
       comma = join(",", later);
     }
     ArrayRef<Attribute> values = data.getValues().getValue();
+    ArrayRef<int8_t> bytes = data.getBytes();
     ArrayRef<int32_t> rowTypes = data.getRowTypes();
+    ArrayRef<StringRef> numbers = smallNumbers();
     for (auto [row, size] : llvm::enumerate(data.getRowSizes())) {
       StringRef &head = rowHeads[unsigned(rowTypes[row])];
       if (head.empty())
         head = join(join(r.gaps[unsigned(Gap::DataLine)].text,
                          typeNames[unsigned(rowTypes[row])]),
                     first);
+      if (size < 0) {
+        for (auto [i, byte] : llvm::enumerate(bytes.take_front(-size)))
+          out.write(i ? comma : head, numbers[uint8_t(byte)]);
+        bytes = bytes.drop_front(-size);
+        continue;
+      }
       for (auto [i, value] : llvm::enumerate(values.take_front(size))) {
         StringRef before = i ? comma : head;
         if (auto imm = dyn_cast<ImmAttr>(value)) {

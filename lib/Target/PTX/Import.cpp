@@ -660,6 +660,7 @@ private:
   Gaps sectionGaps;
   SmallVector<int32_t, 64> sectionRowTypes, sectionRowSizes;
   SmallVector<Attribute, 64> sectionValues;
+  SmallVector<int8_t, 256> sectionBytes;
 
   void useSymbol(StringRef name, const Symbol &symbol) {
     if (!functionBlock) {
@@ -896,8 +897,19 @@ private:
   LogicalResult parseParamList(Gaps &gaps, SmallVectorImpl<Attribute> &params);
   LogicalResult parseVar(Gaps &gaps, Linkage linkage);
   LogicalResult parseSection(Gaps &gaps);
+  /// Moves the bytes from `start` on to `values`, as attributes: the row
+  /// they belong to has a value that is not a byte. Returns false (the row
+  /// is no longer a row of bytes).
+  bool bytesToAttributes(SmallVectorImpl<int8_t> &bytes, size_t start,
+                         SmallVectorImpl<Attribute> &values) {
+    for (int8_t byte : ArrayRef(bytes).drop_front(start))
+      values.push_back(decimal(uint8_t(byte)));
+    bytes.truncate(start);
+    return false;
+  }
   bool scanDataRows(Gaps &gaps, ScalarType type,
                     SmallVectorImpl<Attribute> &values,
+                    SmallVectorImpl<int8_t> &bytes,
                     SmallVectorImpl<int32_t> &rowTypes,
                     SmallVectorImpl<int32_t> &rowSizes);
   LogicalResult parseFile(Gaps &gaps);
@@ -1535,6 +1547,7 @@ LogicalResult Parser::parseFile(Gaps &gaps) {
 /// before it and goes through parseExpr; false if that is the first row.
 bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
                           SmallVectorImpl<Attribute> &values,
+                          SmallVectorImpl<int8_t> &bytes,
                           SmallVectorImpl<int32_t> &rowTypes,
                           SmallVectorImpl<int32_t> &rowSizes) {
   if (hasLookahead || noFastPaths)
@@ -1559,7 +1572,8 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
               later = styleText(Gap::DataValue);
     for (int32_t size : ArrayRef(rowSizes).drop_front(checkedFrom)) {
       gaps.push_back(line);
-      for (int32_t i = 0; i < size; ++i) {
+      // (A row of bytes has a negative size.)
+      for (int32_t i = 0, count = std::abs(size); i < count; ++i) {
         if (i)
           gaps.push_back(StringRef());
         gaps.push_back(i ? later : first);
@@ -1573,7 +1587,10 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     // them for recordGap.
     valueGaps.clear();
     bool fitting = checkOnly && fitsSlot(Gap::DataLine, lineGap);
-    size_t rowStart = values.size(), count = 0;
+    size_t rowStart = values.size(), byteStart = bytes.size(), count = 0;
+    // An 8-bit row of plain decimals up to 255 is kept as bytes (see
+    // pyptx.data); the first other value turns it into attributes.
+    bool byteRow = isByteType(type);
     bool rowEnds = false; // after a value with no comma behind it
     while (true) {
       const char *gapStart = p;
@@ -1582,23 +1599,29 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       const char *start = p;
       if (p == end)
         break;
-      Attribute value;
       if (llvm::isDigit(*p)) {
         uint64_t number;
         if (!scanPlainDecimal(p, end, 19, number))
           break;
-        value = decimal(number);
+        if (byteRow && number <= 255) {
+          bytes.push_back(int8_t(uint8_t(number)));
+        } else {
+          if (byteRow)
+            byteRow = bytesToAttributes(bytes, byteStart, values);
+          values.push_back(decimal(number));
+        }
       } else if (*p == '$' || *p == '_' || llvm::isAlpha(*p)) {
         while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
           ++p;
         StringRef name(start, p - start);
         if ((p != end && *p == ':') || name == "generic" || name == "mask")
           break;
-        value = symbolRef(name);
+        if (byteRow)
+          byteRow = bytesToAttributes(bytes, byteStart, values);
+        values.push_back(symbolRef(name));
       } else {
         break;
       }
-      values.push_back(value);
       if (fitting)
         fitting = fitsSlot(count ? Gap::DataValue : Gap::DataValue1, gap);
       if (!checkOnly || !fitting)
@@ -1619,6 +1642,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
     if (!rowEnds || (next != end && *next != '.' && *next != '}' &&
                      *next != '$' && *next != '_' && !llvm::isAlpha(*next))) {
       values.truncate(rowStart);
+      bytes.truncate(byteStart);
       rowFailed = true;
       break;
     }
@@ -1648,7 +1672,7 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
       }
     }
     rowTypes.push_back(int32_t(type));
-    rowSizes.push_back(int32_t(count));
+    rowSizes.push_back(byteRow ? -int32_t(count) : int32_t(count));
     rowEnd = p;
     rowEndLines = lines;
     rowEndLineStart = lineStart;
@@ -1902,6 +1926,8 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
   sectionRowTypes.reserve(rowsAtMost);
   sectionRowSizes.reserve(rowsAtMost);
   sectionValues.reserve(rowsAtMost);
+  // (A value takes at least two characters, `1,`.)
+  sectionBytes.reserve((lexer.limit() - lexer.position()) / 2);
   while (!tok.is('}')) {
     if (tok.kind == TokKind::Eof)
       return error("expected '}' to close the section, found end of file");
@@ -1922,11 +1948,13 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     SmallVectorImpl<int32_t> &rowTypes = sectionRowTypes,
                             &rowSizes = sectionRowSizes;
     SmallVectorImpl<Attribute> &values = sectionValues;
+    SmallVectorImpl<int8_t> &bytes = sectionBytes;
     rowTypes.clear();
     rowSizes.clear();
     values.clear();
+    bytes.clear();
     while (std::optional<ScalarType> type = scalarTypeOf(tok)) {
-      if (scanDataRows(itemGaps, *type, values, rowTypes, rowSizes))
+      if (scanDataRows(itemGaps, *type, values, bytes, rowTypes, rowSizes))
         continue;
       size_t before = values.size();
       take(itemGaps, Gap::DataLine);
@@ -1935,7 +1963,12 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
                                Gap::DataValue)))
         return failure();
       rowTypes.push_back(int32_t(*type));
-      rowSizes.push_back(int32_t(values.size() - before));
+      int32_t size = int32_t(values.size() - before);
+      if (packByteRow(*type, ArrayRef(values).drop_front(before), bytes)) {
+        values.truncate(before);
+        size = -size;
+      }
+      rowSizes.push_back(size);
     }
     if (rowTypes.empty())
       return error("expected a data directive such as .b8 or a label in "
@@ -1945,6 +1978,7 @@ LogicalResult Parser::parseSection(Gaps &gaps) {
     properties.setRowTypes(builder.getDenseI32ArrayAttr(rowTypes));
     properties.setRowSizes(builder.getDenseI32ArrayAttr(rowSizes));
     properties.setValues(ArrayAttr::get(ctx, values));
+    properties.setBytes(builder.getDenseI8ArrayAttr(bytes));
     createFromProperties<DataOp>(itemLoc, itemGaps, properties);
   }
   allowRegisters = saved;

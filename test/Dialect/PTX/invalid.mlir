@@ -1192,7 +1192,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{'pyptx.data' op needs at least one line}}
-    "pyptx.data"() <{row_sizes = array<i32>, row_types = array<i32>, values = []}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32>, row_types = array<i32>, values = [], bytes = array<i8>}> : () -> ()
   }
 }
 
@@ -1202,7 +1202,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{'pyptx.data' op each line needs at least one value}}
-    "pyptx.data"() <{row_sizes = array<i32: 0>, row_types = array<i32: 0>, values = []}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 0>, row_types = array<i32: 0>, values = [], bytes = array<i8>}> : () -> ()
   }
 }
 
@@ -1212,7 +1212,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{'pyptx.data' op has 2 line types but 1 line sizes}}
-    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0, 0>, values = [#pyptx.imm<1>]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0, 0>, values = [#pyptx.imm<1>], bytes = array<i8>}> : () -> ()
   }
 }
 
@@ -1222,7 +1222,27 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{'pyptx.data' op line sizes add up to 1 values, but there are 2}}
-    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0>, values = [#pyptx.imm<1>, #pyptx.imm<2>]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 0>, values = [#pyptx.imm<1>, #pyptx.imm<2>], bytes = array<i8>}> : () -> ()
+  }
+}
+
+// -----
+
+// Only 8-bit lines are held as bytes (a negative line size).
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op only .b8, .u8 and .s8 lines are held as bytes (negative line size)}}
+    "pyptx.data"() <{row_sizes = array<i32: -1>, row_types = array<i32: 2>, values = [], bytes = array<i8: 1>}> : () -> ()
+  }
+}
+
+// -----
+
+// Byte line sizes account for every byte.
+pyptx.module version 8.7 target sm_90a {
+  pyptx.section ".debug_info" {
+    // expected-error @+1 {{'pyptx.data' op byte line sizes add up to 2 bytes, but there are 3}}
+    "pyptx.data"() <{row_sizes = array<i32: -2>, row_types = array<i32: 0>, values = [], bytes = array<i8: 1, 2, 3>}> : () -> ()
   }
 }
 
@@ -1232,7 +1252,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{'pyptx.data' op line type 99 is not a PTX type}}
-    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 99>, values = [#pyptx.imm<1>]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 99>, values = [#pyptx.imm<1>], bytes = array<i8>}> : () -> ()
   }
 }
 
@@ -1242,7 +1262,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{not .f32}}
-    "pyptx.data"() <{row_sizes = array<i32: 1, 1>, row_types = array<i32: 0, 18>, values = [#pyptx.imm<1>, #pyptx.imm<2>]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1, 1>, row_types = array<i32: 0, 18>, values = [#pyptx.imm<1>, #pyptx.imm<2>], bytes = array<i8>}> : () -> ()
   }
 }
 
@@ -1470,7 +1490,7 @@ pyptx.module version 8.7 target sm_90a {
 pyptx.module version 8.7 target sm_90a {
   pyptx.section ".debug_info" {
     // expected-error @+1 {{expected a constant}}
-    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 2>, values = [3.5 : f32]}> : () -> ()
+    "pyptx.data"() <{row_sizes = array<i32: 1>, row_types = array<i32: 2>, values = [3.5 : f32], bytes = array<i8>}> : () -> ()
   }
 }
 

@@ -1849,9 +1849,27 @@ static constexpr StringLiteral kDataTypes[] = {
     "b8", "b16", "b32", "b64", "u8",  "u16",
     "u32", "u64", "s8",  "s16", "s32", "s64"};
 
+bool pyptx::packByteRow(ScalarType type, ArrayRef<Attribute> values,
+                        SmallVectorImpl<int8_t> &bytes) {
+  if (!isByteType(type))
+    return false;
+  auto plainByte = [](Attribute value) {
+    auto imm = dyn_cast<ImmAttr>(value);
+    return imm && !imm.getNegative() && imm.getFormat() == IntFormat::dec &&
+           !imm.getUnsignedSuffix() && imm.getDigits() == 0 &&
+           imm.getMagnitude() <= 255;
+  };
+  if (!llvm::all_of(values, plainByte))
+    return false;
+  for (Attribute value : values)
+    bytes.push_back(int8_t(uint8_t(cast<ImmAttr>(value).getMagnitude())));
+  return true;
+}
+
 ParseResult DataOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<int32_t> rowTypes, rowSizes;
   SmallVector<Attribute> values;
+  SmallVector<int8_t> bytes;
   ExprParser exprParser(parser, nullptr);
   // Each line starts with its type; the next op starts with its own name,
   // which is not a type keyword.
@@ -1873,27 +1891,40 @@ ParseResult DataOp::parse(OpAsmParser &parser, OperationState &result) {
       values.push_back(value);
     } while (succeeded(parser.parseOptionalComma()));
     rowTypes.push_back(int32_t(*type));
-    rowSizes.push_back(int32_t(values.size() - before));
+    int32_t size = int32_t(values.size() - before);
+    if (packByteRow(*type, ArrayRef(values).drop_front(before), bytes)) {
+      values.truncate(before);
+      size = -size;
+    }
+    rowSizes.push_back(size);
     typeLoc = parser.getCurrentLocation();
   } while (succeeded(parser.parseOptionalKeyword(&word, typeWords)));
   Builder &builder = parser.getBuilder();
   result.addAttribute("row_types", builder.getDenseI32ArrayAttr(rowTypes));
   result.addAttribute("row_sizes", builder.getDenseI32ArrayAttr(rowSizes));
   result.addAttribute("values", builder.getArrayAttr(values));
+  result.addAttribute("bytes", builder.getDenseI8ArrayAttr(bytes));
   return parser.parseOptionalAttrDictWithKeyword(result.attributes);
 }
 
 void DataOp::print(OpAsmPrinter &printer) {
   ArrayRef<Attribute> values = getValues().getValue();
+  ArrayRef<int8_t> bytes = getBytes();
   for (auto [row, size] : llvm::enumerate(getRowSizes())) {
     printer << " " << stringifyScalarType(getRowType(row)) << " ";
+    if (size < 0) {
+      llvm::interleaveComma(bytes.take_front(-size), printer,
+                            [&](int8_t byte) { printer << unsigned(uint8_t(byte)); });
+      bytes = bytes.drop_front(-size);
+      continue;
+    }
     printExprList(printer, values.take_front(size),
                   getOperation()->getOperands());
     values = values.drop_front(size);
   }
   printer.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(),
-      {getRowTypesAttrName(), getRowSizesAttrName(), getValuesAttrName()});
+      (*this)->getAttrs(), {getRowTypesAttrName(), getRowSizesAttrName(),
+                            getValuesAttrName(), getBytesAttrName()});
 }
 
 LogicalResult DataOp::verify() {
@@ -1904,15 +1935,26 @@ LogicalResult DataOp::verify() {
     return emitOpError("has ")
            << getRowTypes().size() << " line types but " << sizes.size()
            << " line sizes";
-  int64_t total = 0;
-  for (int32_t size : sizes) {
-    if (size < 1)
+  int64_t total = 0, totalBytes = 0;
+  for (auto [size, type] : llvm::zip(sizes, getRowTypes())) {
+    if (size == 0)
       return emitOpError("each line needs at least one value");
-    total += size;
+    if (size > 0) {
+      total += size;
+      continue;
+    }
+    auto scalar = symbolizeScalarType(uint32_t(type));
+    if (!scalar || !isByteType(*scalar))
+      return emitOpError("only .b8, .u8 and .s8 lines are held as bytes "
+                         "(negative line size)");
+    totalBytes -= size;
   }
   if (total != int64_t(getValues().size()))
     return emitOpError("line sizes add up to ")
            << total << " values, but there are " << getValues().size();
+  if (totalBytes != int64_t(getBytes().size()))
+    return emitOpError("byte line sizes add up to ")
+           << totalBytes << " bytes, but there are " << getBytes().size();
   for (Attribute value : getValues())
     if (failed(verifyConstantExpr(*this, value)))
       return failure();

@@ -27,6 +27,18 @@ std::string getRegisterName(mlir::Value value);
 /// `%is_explicit_cluster`: 1), or 0 if `name` is not one.
 unsigned getSpecialRegisterWidth(llvm::StringRef name);
 
+/// Whether a data line of `type` can be held as bytes (`.b8`, `.u8`, `.s8`).
+inline bool isByteType(ScalarType type) {
+  return type == ScalarType::b8 || type == ScalarType::u8 ||
+         type == ScalarType::s8;
+}
+
+/// If every value of a data line of `type` is a plain decimal up to 255 (and
+/// the type is 8-bit), appends them to `bytes` and returns true: the line is
+/// held as bytes (see `pyptx.data`).
+bool packByteRow(ScalarType type, llvm::ArrayRef<mlir::Attribute> values,
+                 llvm::SmallVectorImpl<int8_t> &bytes);
+
 /// Adds to `names` every symbol `module` refers to without declaring it.
 void collectUndeclaredSymbols(ModuleOp module,
                               llvm::SetVector<llvm::StringRef> &names);

@@ -276,10 +276,14 @@ def PTX_DataOp : PTX_Op<"data", [HasParent<"SectionOp">]> {
     ```
     One op holds a run of data lines (debug sections are long runs of tiny
     `.b8 N` lines): line `i` has type `row_types[i]` and the next
-    `row_sizes[i]` entries of `values`.
+    `row_sizes[i]` entries of `values`, or, when `row_sizes[i]` is negative,
+    the next `-row_sizes[i]` entries of `bytes`: an 8-bit line whose values
+    are all plain decimals up to 255 (nearly every line of debug data) is
+    held as bytes, one byte a value instead of an attribute.
   }];
   let arguments = (ins DenseI32ArrayAttr:$row_types,
-                       DenseI32ArrayAttr:$row_sizes, ArrayAttr:$values);
+                       DenseI32ArrayAttr:$row_sizes, ArrayAttr:$values,
+                       DenseI8ArrayAttr:$bytes);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let extraClassDeclaration = [{
