@@ -5,6 +5,7 @@
 // file is also checked to come back byte for byte.
 //
 //   pyptx-bench-roundtrip [--min-seconds S] [--context-per-round]
+//                         [--context-mb N]
 //                         FILE_OR_DIR...
 //
 // A second line gives MLIR's share: the throughput if the import did nothing
@@ -39,6 +40,11 @@ static cl::opt<bool> contextPerRound(
     "context-per-round", cl::init(false),
     cl::desc("import all files of a round into one fresh context (as a "
              "long-running process would), instead of one context per file"));
+static cl::opt<double> contextMB(
+    "context-mb", cl::init(0),
+    cl::desc("let files share a context until it has imported this many MB "
+             "of PTX, then start a fresh one (as a long-running process "
+             "that recycles its context would); 0: a fresh context per file"));
 static cl::opt<std::string>
     only("only", cl::init(""),
          cl::desc("measure only 'import', 'export' or 'roundtrip' (for "
@@ -137,12 +143,18 @@ unsigned report(StringRef name, ArrayRef<Input> files) {
     return !only.empty() && only != phase;
   };
   // The context an import goes into: a fresh one, or with
-  // --context-per-round the round's (made fresh when a round starts).
-  std::unique_ptr<ImportContext> roundContext;
+  // --context-per-round the round's (made fresh when a round starts), or
+  // with --context-mb one that has not yet taken that much PTX.
+  std::unique_ptr<ImportContext> sharedContext;
+  size_t sharedBytes = 0;
+  size_t limit = contextPerRound ? SIZE_MAX : size_t(contextMB * 1e6);
   auto contextFor = [&](size_t i) {
-    if (!contextPerRound || i == 0)
-      roundContext = std::make_unique<ImportContext>();
-    return &roundContext->ctx;
+    if (i == 0 || sharedBytes >= limit) {
+      sharedContext = std::make_unique<ImportContext>();
+      sharedBytes = 0;
+    }
+    sharedBytes += files[i].buffer->getBufferSize();
+    return &sharedContext->ctx;
   };
   Rate importRate = skip("import") ? Rate() : measure(files, bytes, [&](const Input &file, size_t i) {
     mlir::MLIRContext *ctx = contextFor(i);
