@@ -1913,8 +1913,9 @@ void DataOp::print(OpAsmPrinter &printer) {
   for (auto [row, size] : llvm::enumerate(getRowSizes())) {
     printer << " " << stringifyScalarType(getRowType(row)) << " ";
     if (size < 0) {
-      llvm::interleaveComma(bytes.take_front(-size), printer,
-                            [&](int8_t byte) { printer << unsigned(uint8_t(byte)); });
+      llvm::interleaveComma(bytes.take_front(-size), printer, [&](int8_t byte) {
+        printer << unsigned(uint8_t(byte));
+      });
       bytes = bytes.drop_front(-size);
       continue;
     }
