@@ -1157,7 +1157,7 @@ private:
   LLVM_ATTRIBUTE_NOINLINE ImmediateMap::iterator addImmediate(ImmAttr imm) {
     bool negative = imm.getNegative();
     StringRef digits;
-    if (isPlainDecimal(imm)) {
+    if (imm.isPlainDecimal()) {
       uint64_t magnitude = imm.getMagnitude();
       digits = number(magnitude);
       if (!negative && magnitude < kPlainDecimals)
@@ -1169,13 +1169,6 @@ private:
     return immediates
         .try_emplace(imm.getAsOpaquePointer(), Spelled{text, negative})
         .first;
-  }
-
-  /// Whether `imm` is spelled as its bare magnitude (`5`; not `0x5`, `05`
-  /// or `5U`).
-  static bool isPlainDecimal(ImmAttr imm) {
-    return imm.getFormat() == IntFormat::dec && !imm.getDigits() &&
-           !imm.getUnsignedSuffix();
   }
 
   /// The digits of `imm` (not a plain decimal), with its radix prefix and

@@ -2120,9 +2120,6 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
   // (The op's location is made only if the line becomes a `pyptx.loc`.)
   unsigned locLine = tok.line,
            locColumn = unsigned(tok.text.data() - tok.lineStart) + 1;
-  auto locOpLocation = [&] {
-    return FileLineColLoc::get(bufferName, locLine, locColumn);
-  };
   LocNumbers numbers;
   FlatSymbolRefAttr functionName;
   DenseI64ArrayAttr inlinedAt;
@@ -2168,7 +2165,8 @@ LogicalResult Parser::parseLoc(Gaps &gaps) {
   properties.setColumn(ui32(numbers.column));
   properties.setFunctionName(functionName);
   properties.setInlinedAt(inlinedAt);
-  createFromProperties<LocOp>(locOpLocation(), gaps, properties);
+  createFromProperties<LocOp>(
+      FileLineColLoc::get(bufferName, locLine, locColumn), gaps, properties);
   return success();
 }
 

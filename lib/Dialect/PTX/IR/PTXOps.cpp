@@ -1855,8 +1855,7 @@ bool pyptx::packByteRow(ScalarType type, ArrayRef<Attribute> values,
     return false;
   auto plainByte = [](Attribute value) {
     auto imm = dyn_cast<ImmAttr>(value);
-    return imm && !imm.getNegative() && imm.getFormat() == IntFormat::dec &&
-           !imm.getUnsignedSuffix() && imm.getDigits() == 0 &&
+    return imm && !imm.getNegative() && imm.isPlainDecimal() &&
            imm.getMagnitude() <= 255;
   };
   if (!llvm::all_of(values, plainByte))

@@ -154,6 +154,11 @@ def PTX_ImmAttr : PTX_Attr<"Imm", "imm"> {
       return f == ::pyptx::IntFormat::hex || f == ::pyptx::IntFormat::HEX ||
              f == ::pyptx::IntFormat::Xhex || f == ::pyptx::IntFormat::XHEX;
     }
+    /// Spelled as its bare decimal magnitude (`5`; not `0x5`, `05` or `5U`).
+    bool isPlainDecimal() const {
+      return getFormat() == ::pyptx::IntFormat::dec && !getDigits() &&
+             !getUnsignedSuffix();
+    }
   }];
 }
 
