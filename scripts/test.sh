@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test suite: lit (dialect, import, export), GoogleTest, and the
-# corpus round trips. The last line gives the combined counts.
+# Runs every test suite: lit (dialect, ISA verifier, import, export),
+# GoogleTest, the corpus round trips, the importer fuzzer, and the ISA
+# verifier against ptxas on mutants. The last line gives the combined counts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -53,9 +54,24 @@ if ((${#corpora[@]})); then
   if [[ $fuzz_rc -ne 0 && $fuzz_failed -eq 0 ]]; then fuzz_failed=1; fi
 fi
 
-passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed))
-failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed))
+echo "== ISA verifier against ptxas (mutants of the corpora, fixed seed)"
+# One check: on these mutants our verdict agrees with ptxas's on >= 95%, and
+# we reject <= 1% of those ptxas accepts (the full 2,000-mutant measurement
+# is in docs/design.md, section 5).
+mutate_passed=0; mutate_failed=0; mutate_skipped=0
+PTXAS=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
+if ((${#corpora[@]})) && [[ -x $PTXAS ]]; then
+  python3 test/corpus/isa_mutate.py --bin "$BUILD_DIR/bin" --ptxas "$PTXAS" \
+    --seed 7 --count 400 --min-agreement 95 --max-false-reject 1 --show 3
+  if [[ $? -eq 0 ]]; then mutate_passed=1; else mutate_failed=1; fi
+else
+  echo "skipped: no corpus or no ptxas"; mutate_skipped=1
+fi
+
+passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed + mutate_passed))
+failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed + mutate_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed"
-echo "total: $passed passed, $failed failed, $lit_unsupported skipped"
+skipped=$((lit_unsupported + mutate_skipped))
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
+echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

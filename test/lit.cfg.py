@@ -26,7 +26,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.pyptx_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(
-    ["pyptx-opt", "pyptx-translate"], tool_dirs)
+    ["pyptx-opt", "pyptx-translate", "pyptx-tblgen"], tool_dirs)
 
 # ptxas, where found, assembles exported PTX inside tests that ask for it
 # with `REQUIRES: ptxas`.

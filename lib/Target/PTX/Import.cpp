@@ -2815,6 +2815,9 @@ void pyptx::registerImportPTXTranslation() {
         // The tool's context serves this one import, on one thread: unique
         // attributes without locking (see importPTX in Import.h).
         context->disableMultithreading();
+        // A diagnostic points at the PTX line; the op's MLIR form adds
+        // nothing for the PTX author.
+        context->printOpOnDiagnostic(false);
         return importPTX(sourceMgr, context);
       },
       [](DialectRegistry &registry) { registry.insert<PTXDialect>(); });

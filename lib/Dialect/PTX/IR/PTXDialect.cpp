@@ -4,11 +4,26 @@
 #include "pyptx/Dialect/PTX/IR/PTXTrivia.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 using namespace pyptx;
 
 #include "pyptx/Dialect/PTX/IR/PTXDialect.cpp.inc"
+
+static llvm::cl::opt<ptxisa::Policy> isaPolicyOption(
+    "pyptx-isa",
+    llvm::cl::desc("How the verifier checks instructions against the PTX "
+                   "ISA description"),
+    llvm::cl::values(
+        clEnumValN(ptxisa::Policy::Strict, "strict",
+                   "every instruction must be described and valid "
+                   "(default)"),
+        clEnumValN(ptxisa::Policy::WarnUnknown, "warn-unknown",
+                   "an instruction the description lacks is a warning (PTX "
+                   "newer than the tables)"),
+        clEnumValN(ptxisa::Policy::Off, "off", "no ISA checks")),
+    llvm::cl::init(ptxisa::Policy::Strict));
 
 /// True if `text` is only whitespace and comments.
 static bool isTrivia(StringRef text) {
@@ -84,4 +99,5 @@ void PTXDialect::initialize() {
 #define GET_OP_LIST
 #include "pyptx/Dialect/PTX/IR/PTXOps.cpp.inc"
       >();
+  isaPolicy = isaPolicyOption;
 }

@@ -1,6 +1,7 @@
 //===- PTXOps.cpp - pyptx operations --------------------------------------===//
 
 #include "pyptx/Dialect/PTX/IR/PTX.h"
+#include "pyptx/Dialect/PTX/ISA/ISA.h"
 
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -12,6 +13,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/StringSaver.h"
+
+#include <functional>
 
 using namespace mlir;
 using namespace pyptx;
@@ -600,6 +603,11 @@ LogicalResult ModuleOp::verify() {
   if (getAddressSize() && *getAddressSize() != 32 && *getAddressSize() != 64)
     return emitOpError("address_size must be 32 or 64, got ")
            << *getAddressSize();
+  if (getContext()->getLoadedDialect<PTXDialect>()->isaPolicy !=
+      ptxisa::Policy::Off)
+    if (std::optional<std::string> problem = ptxisa::checkTarget(
+            {arch, getVersionMajor() * 10 + getVersionMinor()}))
+      return emitError(*problem);
   return success();
 }
 
@@ -1398,6 +1406,13 @@ LogicalResult SRegOp::verify() {
   unsigned width = getSpecialRegisterWidth(getName());
   if (!width)
     return emitOpError("'") << getName() << "' is not a PTX special register";
+  if (getContext()->getLoadedDialect<PTXDialect>()->isaPolicy !=
+      ptxisa::Policy::Off)
+    if (auto module = (*this)->getParentOfType<ModuleOp>())
+      if (std::optional<std::string> problem = ptxisa::checkSpecialRegister(
+              getName(), {module.getArch(), module.getVersionMajor() * 10 +
+                                                module.getVersionMinor()}))
+        return emitError(*problem);
   Type type = getResult().getType();
   unsigned typeWidth = 1;
   if (auto reg = dyn_cast<RegType>(type))
@@ -1796,6 +1811,113 @@ private:
 };
 } // namespace
 
+/// The ISA library's view of one operand; register names only when asked
+/// (for a message).
+static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
+                                    llvm::StringSaver *names) {
+  using V = ptxisa::OperandView;
+  V view{V::Immediate, 0, {}, {}, {}};
+  if (auto ref = dyn_cast<RegRefAttr>(attr)) {
+    view.shape = V::Register;
+    Value value = op.getArgs()[ref.getIndex()];
+    if (value.getDefiningOp<SRegOp>())
+      ; // ptxas sizes special registers loosely: `mov.u32 %r, %gridid`
+    else if (isa<PredType>(value.getType()))
+      view.type = "pred";
+    else if (auto reg = dyn_cast<RegType>(value.getType());
+             reg && (reg.getVecWidth() == 1 || !ref.getComponent().empty()))
+      view.type = stringifyScalarType(reg.getType());
+    if (names)
+      view.name = names->save(getRegisterName(value) +
+                              (ref.getComponent().empty()
+                                   ? std::string()
+                                   : "." + ref.getComponent().str()));
+  } else if (isa<ImmAttr>(attr)) {
+    view.literal = 'i';
+  } else if (isa<FloatImmAttr, DecFloatAttr>(attr)) {
+    view.literal = 'f';
+  } else if (isa<NotAttr>(attr)) {
+    view.shape = V::NegatedPredicate;
+  } else if (auto binary = dyn_cast<BinaryAttr>(attr)) {
+    if (binary.getOp() == "|" && isa<RegRefAttr>(binary.getLhs()) &&
+        isa<RegRefAttr>(binary.getRhs())) {
+      view.shape = V::RegisterPair;
+      view.elements.push_back(viewOperand(op, binary.getLhs(), names));
+      view.elements.push_back(viewOperand(op, binary.getRhs(), names));
+    }
+  } else if (isa<SymbolRefAttr>(attr)) {
+    view.shape = V::Symbol;
+  } else if (auto addr = dyn_cast<AddrAttr>(attr)) {
+    // The registers that form the address (not a tensor's coordinates).
+    view.shape = V::Address;
+    std::function<void(Attribute)> collect = [&](Attribute part) {
+      if (isa<RegRefAttr, VectorAttr>(part))
+        view.elements.push_back(viewOperand(op, part, names));
+      else if (auto binary = dyn_cast<BinaryAttr>(part)) {
+        collect(binary.getLhs());
+        collect(binary.getRhs());
+      }
+    };
+    for (Attribute part : addr.getElements())
+      collect(part);
+  } else if (auto vector = dyn_cast<VectorAttr>(attr)) {
+    view.shape = V::Vector;
+    for (Attribute element : vector.getElements())
+      view.elements.push_back(viewOperand(op, element, names));
+  } else if (auto paren = dyn_cast<ParenAttr>(attr)) {
+    // `((128 >> 4) << 16)` is a constant; `(%r1)` a call's argument list.
+    bool constant = paren.getElements().size() == 1 &&
+                    isa<ImmAttr, BinaryAttr, UnaryAttr, FloatImmAttr,
+                        DecFloatAttr>(paren.getElements().front());
+    view.shape = constant ? V::Immediate : V::List;
+  } else if (isa<SinkAttr>(attr)) {
+    view.shape = V::Sink;
+  }
+  return view;
+}
+
+/// Checks the instruction against the PTX ISA description (ISA.td), for the
+/// module's .target and .version.
+static LogicalResult verifyAgainstISA(InstOp op) {
+  ptxisa::Policy policy =
+      op->getContext()->getLoadedDialect<PTXDialect>()->isaPolicy;
+  auto module = op->getParentOfType<ModuleOp>();
+  if (policy == ptxisa::Policy::Off || !module)
+    return success();
+  ptxisa::ModuleView moduleView{module.getArch(), module.getVersionMajor() * 10 +
+                                                   module.getVersionMinor()};
+  SmallVector<StringRef, 8> modifiers(
+      op.getModifiers().getAsValueRange<StringAttr>());
+  auto check = [&](llvm::StringSaver *names) {
+    SmallVector<ptxisa::OperandView, 8> operands;
+    for (Attribute attr : op.getPtxOperands())
+      operands.push_back(viewOperand(op, attr, names));
+    return ptxisa::checkInst({op.getMnemonic(), modifiers, operands}, moduleView);
+  };
+  std::optional<ptxisa::Problem> problem = check(nullptr);
+  if (!problem)
+    return success();
+  if (problem->operand >= 0) { // again, naming the registers
+    llvm::BumpPtrAllocator allocator;
+    llvm::StringSaver names(allocator);
+    problem = check(&names);
+  }
+  bool undescribed = problem->kind == ptxisa::Problem::UnknownMnemonic ||
+                     problem->kind == ptxisa::Problem::Modifiers;
+  if (undescribed && policy == ptxisa::Policy::WarnUnknown) {
+    op.emitWarning(problem->message)
+        << " (not in pyptx's PTX ISA tables; accepted under "
+           "--pyptx-isa=warn-unknown)";
+    return success();
+  }
+  InFlightDiagnostic diag = op.emitError(problem->message);
+  if (undescribed)
+    diag.attachNote() << "pyptx describes PTX ISA 9.0; for newer PTX, "
+                         "--pyptx-isa=warn-unknown lets undescribed "
+                         "instructions through";
+  return diag;
+}
+
 LogicalResult InstOp::verify() {
   if (!isPTXIdentifier(getMnemonic()) || getMnemonic().starts_with("%"))
     return emitOpError("'") << getMnemonic() << "' is not a PTX mnemonic";
@@ -1814,7 +1936,9 @@ LogicalResult InstOp::verify() {
       return emitOpError("uses register '")
              << getRegisterName(value)
              << "' outside the scope that declares it";
-  return OperandFormChecker(*this).check();
+  if (failed(OperandFormChecker(*this).check()))
+    return failure();
+  return verifyAgainstISA(*this);
 }
 
 //===----------------------------------------------------------------------===//

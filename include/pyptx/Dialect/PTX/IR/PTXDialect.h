@@ -3,6 +3,8 @@
 #ifndef PYPTX_DIALECT_PTX_IR_PTXDIALECT_H
 #define PYPTX_DIALECT_PTX_IR_PTXDIALECT_H
 
+#include "pyptx/Dialect/PTX/ISA/ISA.h"
+
 #include "mlir/IR/Dialect.h"
 
 #include <memory>

@@ -31,6 +31,10 @@ def PTX_Dialect : Dialect {
     /// Attributes the PTX importer reuses across the files it imports into
     /// this context (opaque here; see Target/PTX/Import.cpp).
     std::shared_ptr<void> importCache;
+
+    /// How the verifier applies the PTX ISA description (pyptx-opt and
+    /// pyptx-translate set it with --pyptx-isa).
+    ::pyptx::ptxisa::Policy isaPolicy = ::pyptx::ptxisa::Policy::Strict;
   }];
 }
 

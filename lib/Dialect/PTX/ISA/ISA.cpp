@@ -1,0 +1,827 @@
+//===- ISA.cpp - checks of instructions against the PTX ISA tables --------===//
+
+#include "pyptx/Dialect/PTX/ISA/ISA.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace pyptx::ptxisa {
+namespace {
+#include "pyptx/Dialect/PTX/ISA/ISATables.inc"
+} // namespace
+
+ArrayRef<FormDesc> allForms() { return ArrayRef(kForms, kNumForms); }
+
+ArrayRef<FormDesc> formsOf(StringRef mnemonic) {
+  auto [first, last] = std::equal_range(
+      kForms, kForms + kNumForms, mnemonic,
+      [](const auto &a, const auto &b) {
+        auto key = [](const auto &x) -> StringRef {
+          if constexpr (std::is_same_v<std::decay_t<decltype(x)>, FormDesc>)
+            return x.mnemonic;
+          else
+            return x;
+        };
+        return key(a) < key(b);
+      });
+  return ArrayRef(first, last);
+}
+
+ArrayRef<GroupDesc> groupsOf(const FormDesc &f) {
+  return ArrayRef(kGroups + f.firstGroup, f.numGroups);
+}
+ArrayRef<OperandDesc> operandsOf(const FormDesc &f) {
+  return ArrayRef(kOperands + f.firstOperand, f.numOperands);
+}
+ArrayRef<ValueReqDesc> valueReqsOf(const FormDesc &f) {
+  return ArrayRef(kValueReqs + f.firstValueReq, f.numValueReqs);
+}
+ArrayRef<StringLiteral> archsOf(const FormDesc &f) {
+  return ArrayRef(kArchs + f.firstArch, f.numArchs);
+}
+ArrayRef<StringLiteral> archsOf(const ValueReqDesc &r) {
+  return ArrayRef(kArchs + r.firstArch, r.numArchs);
+}
+ArrayRef<StringLiteral> valuesOf(const GroupDesc &g) {
+  return ArrayRef(kValues + g.firstValue, g.numValues);
+}
+
+const TargetDesc *lookupTarget(StringRef name) {
+  const TargetDesc *end = kTargets + kNumTargets;
+  const TargetDesc *it = std::lower_bound(
+      kTargets, end, name,
+      [](const TargetDesc &t, StringRef n) { return t.name < n; });
+  return it != end && it->name == name ? it : nullptr;
+}
+
+std::string formatVersion(unsigned version) {
+  return std::to_string(version / 10) + "." + std::to_string(version % 10);
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A PTX type as the type rules see it: bit-size, signed, unsigned, float,
+/// predicate, or another (packed or narrow float) type, and its size.
+struct TypeInfo {
+  char kind; // 'b', 's', 'u', 'f', 'p', 'o'
+  unsigned bits;
+  StringRef name;
+};
+
+std::optional<TypeInfo> parseType(StringRef name) {
+  if (name == "pred")
+    return TypeInfo{'p', 1, name};
+  unsigned bits = StringSwitch<unsigned>(name)
+                      .Cases({"f16x2", "bf16x2", "tf32", "u16x2", "s16x2",
+                              "e4m3x4", "e5m2x4", "e2m3x4", "e3m2x4"},
+                             32)
+                      .Cases({"bf16", "e4m3x2", "e5m2x2", "e2m3x2", "e3m2x2",
+                              "e2m1x4", "ue8m0x2"},
+                             16)
+                      .Cases({"e4m3", "e5m2", "e2m3", "e3m2", "e2m1x2",
+                              "ue8m0"},
+                             8)
+                      .Cases({"f32x2", "s32x2", "u32x2"}, 64)
+                      .Default(0);
+  if (bits)
+    return TypeInfo{'o', bits, name};
+  if (name.size() < 2 || !StringRef("bsuf").contains(name.front()))
+    return std::nullopt;
+  if (name.drop_front().getAsInteger(10, bits))
+    return std::nullopt;
+  if (bits != 8 && bits != 16 && bits != 32 && bits != 64 && bits != 128)
+    return std::nullopt;
+  return TypeInfo{name.front(), bits, name};
+}
+
+/// PTX's type-checking rules, and their relaxed form for ld, st and cvt
+/// (registers may be wider than the instruction's type).
+bool compatible(const TypeInfo &inst, const TypeInfo &reg, bool relaxed) {
+  if (inst.kind == 'p' || reg.kind == 'p')
+    return inst.kind == reg.kind;
+  auto fits = [&] {
+    return relaxed ? reg.bits >= inst.bits : reg.bits == inst.bits;
+  };
+  switch (inst.kind) {
+  case 'b':
+    return fits();
+  case 's':
+  case 'u':
+    // ptxas takes a packed register (.f16x2) as bits here.
+    return StringRef("bsuo").contains(reg.kind) && fits();
+  case 'f':
+    return (reg.kind == 'f' && reg.bits == inst.bits) ||
+           (reg.kind == 'b' && fits());
+  default:
+    return reg.name == inst.name || (reg.kind == 'b' && fits());
+  }
+}
+
+std::string describeAccepted(const TypeInfo &t, bool relaxed) {
+  std::string size = std::to_string(t.bits);
+  std::string wider = relaxed ? " (or wider)" : "";
+  switch (t.kind) {
+  case 'p':
+    return "a predicate register";
+  case 'b':
+    return "a " + size + "-bit register" + wider;
+  case 's':
+  case 'u':
+    return "a .s" + size + ", .u" + size + " or .b" + size + " register" +
+           wider;
+  case 'f':
+    return "a .f" + size + " or .b" + size + (relaxed ? "-or-wider" : "") +
+           " register";
+  default:
+    return "a ." + t.name.str() + " or .b" + size + " register" + wider;
+  }
+}
+
+std::string join(ArrayRef<StringLiteral> names, StringRef sep) {
+  std::string out;
+  for (StringRef n : names) {
+    if (!out.empty())
+      out += sep;
+    out += n;
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Matching one form
+//===----------------------------------------------------------------------===//
+
+/// How far matching a form got: the stage it failed at (higher is closer to
+/// valid) and why.
+enum Stage : uint8_t {
+  PrefixStage,
+  ModifierStage,
+  OperandStage,
+  TypeStage,
+  RequirementStage,
+  Valid
+};
+
+struct Attempt {
+  Stage stage = PrefixStage;
+  unsigned progress = 0; // modifiers matched, for PrefixStage/ModifierStage
+  std::optional<Problem> problem;
+};
+
+class FormMatcher {
+public:
+  FormMatcher(const FormDesc &form, const InstView &inst,
+              const ModuleView &module)
+      : form(form), inst(inst), module(module), groups(groupsOf(form)),
+        taken(groups.size(), -1) {}
+
+  Attempt run();
+
+  /// The deepest modifier position the group matcher reached, and the
+  /// groups taken there.
+  unsigned deepest = 0;
+  SmallVector<int, 8> deepestTaken;
+  unsigned prefixLength = 0;
+
+private:
+  bool matchGroups(unsigned mod, unsigned group);
+  std::optional<Problem> checkOperands();
+  std::optional<Problem> checkTypes();
+  std::optional<Problem> checkRequirements();
+  StringRef groupValue(StringRef name) const;
+  bool hasModifier(StringRef value) const {
+    return is_contained(inst.modifiers, value);
+  }
+  std::string opcode() const;
+
+  const FormDesc &form;
+  const InstView &inst;
+  const ModuleView &module;
+  ArrayRef<GroupDesc> groups;
+  /// For each group, the modifier index it took, or -1.
+  SmallVector<int, 8> taken;
+  /// For each operand of the instruction, its description.
+  SmallVector<const OperandDesc *, 8> operandDescs;
+};
+
+std::string FormMatcher::opcode() const {
+  std::string s = inst.mnemonic.str();
+  for (StringRef m : inst.modifiers)
+    (s += '.') += m;
+  return s;
+}
+
+bool FormMatcher::matchGroups(unsigned mod, unsigned group) {
+  if (mod > deepest || (mod == deepest && deepestTaken.empty())) {
+    deepest = mod;
+    deepestTaken = taken;
+  }
+  if (group == groups.size())
+    return mod == inst.modifiers.size();
+  const GroupDesc &g = groups[group];
+  if (mod < inst.modifiers.size() &&
+      is_contained(valuesOf(g), inst.modifiers[mod])) {
+    taken[group] = mod;
+    if (matchGroups(mod + 1, group + 1))
+      return true;
+    taken[group] = -1;
+  }
+  return g.optional && matchGroups(mod, group + 1);
+}
+
+StringRef FormMatcher::groupValue(StringRef name) const {
+  for (auto [i, g] : llvm::enumerate(groups))
+    if (g.name == name)
+      return taken[i] < 0 ? StringRef() : inst.modifiers[taken[i]];
+  return {};
+}
+
+Attempt FormMatcher::run() {
+  Attempt attempt;
+  // The opcode's fixed leading modifiers.
+  SmallVector<StringRef, 4> prefix;
+  StringRef(form.opcode).split(prefix, '.');
+  prefix.erase(prefix.begin());
+  for (StringRef p : prefix) {
+    if (prefixLength >= inst.modifiers.size() ||
+        inst.modifiers[prefixLength] != p) {
+      attempt.progress = prefixLength;
+      return attempt;
+    }
+    ++prefixLength;
+  }
+  attempt.stage = ModifierStage;
+  if (!matchGroups(prefixLength, 0)) {
+    attempt.progress = deepest;
+    return attempt;
+  }
+  attempt.stage = OperandStage;
+  if ((attempt.problem = checkOperands()))
+    return attempt;
+  attempt.stage = TypeStage;
+  if ((attempt.problem = checkTypes()))
+    return attempt;
+  attempt.stage = RequirementStage;
+  if ((attempt.problem = checkRequirements()))
+    return attempt;
+  attempt.stage = Valid;
+  return attempt;
+}
+
+StringRef kindName(OperandKind kind) {
+  switch (kind) {
+  case OperandKind::Reg:
+    return "a register";
+  case OperandKind::RegImm:
+    return "a register, an immediate or a symbol";
+  case OperandKind::Imm:
+    return "an immediate";
+  case OperandKind::Pred:
+    return "a predicate";
+  case OperandKind::Addr:
+    return "an address [...]";
+  case OperandKind::Vec:
+    return "a vector {...}";
+  case OperandKind::Data:
+    return "a register";
+  case OperandKind::Label:
+    return "a label or symbol";
+  case OperandKind::List:
+    return "a list (...)";
+  case OperandKind::Any:
+    return "an operand";
+  }
+  return "an operand";
+}
+
+StringRef shapeName(OperandView::Shape shape) {
+  switch (shape) {
+  case OperandView::Register:
+    return "a register";
+  case OperandView::NegatedPredicate:
+    return "a negated predicate";
+  case OperandView::RegisterPair:
+    return "a register pair";
+  case OperandView::Immediate:
+    return "an immediate";
+  case OperandView::Symbol:
+    return "a symbol";
+  case OperandView::Address:
+    return "an address";
+  case OperandView::Vector:
+    return "a vector";
+  case OperandView::List:
+    return "a list";
+  case OperandView::Sink:
+    return "'_'";
+  }
+  return "an operand";
+}
+
+/// The N of a `.vN` modifier, or 0.
+unsigned vectorLength(StringRef modifier) {
+  unsigned n = 0;
+  if (modifier.consume_front("v") && !modifier.getAsInteger(10, n))
+    return n;
+  return 0;
+}
+
+std::optional<Problem> FormMatcher::checkOperands() {
+  ArrayRef<OperandDesc> descs = operandsOf(form);
+  SmallVector<const OperandDesc *, 8> required, optional;
+  unsigned present = 0, optionals = 0;
+  SmallVector<int8_t, 8> state; // 1 present, 2 optional, 0 absent
+  for (const OperandDesc &d : descs) {
+    StringRef when = d.when;
+    int8_t s = 1;
+    if (when == "?")
+      s = 2;
+    else if (when.consume_front("!"))
+      s = hasModifier(when) ? 0 : 1;
+    else if (!when.empty())
+      s = hasModifier(when) ? 1 : 0;
+    state.push_back(s);
+    present += s == 1;
+    optionals += s == 2;
+  }
+  unsigned given = inst.operands.size();
+  if (given < present || given > present + optionals) {
+    std::string count = optionals ? std::to_string(present) + " to " +
+                                        std::to_string(present + optionals)
+                                  : std::to_string(present);
+    return Problem{Problem::Operands,
+                   "'" + opcode() + "' takes " + count + " operand" +
+                       (present + optionals == 1 ? "" : "s") + ", got " +
+                       std::to_string(given),
+                   -1};
+  }
+  unsigned extra = given - present;
+  for (auto [i, d] : llvm::enumerate(descs)) {
+    if (state[i] == 1 || (state[i] == 2 && extra && extra--))
+      operandDescs.push_back(&d);
+  }
+  for (auto [i, op] : llvm::enumerate(inst.operands)) {
+    const OperandDesc &d = *operandDescs[i];
+    using S = OperandView::Shape;
+    bool ok = false;
+    std::string expected = kindName(d.kind).str();
+    if (op.shape == S::Sink && d.sinkOK)
+      continue;
+    switch (d.kind) {
+    case OperandKind::Reg:
+      // `%r|%p` (shfl, elect, match) is a register with a predicate.
+      ok = op.shape == S::Register || op.shape == S::RegisterPair;
+      break;
+    case OperandKind::RegImm:
+      ok = op.shape == S::Register || op.shape == S::Immediate ||
+           op.shape == S::Symbol;
+      break;
+    case OperandKind::Imm:
+      ok = op.shape == S::Immediate;
+      break;
+    case OperandKind::Pred:
+      // ptxas takes an immediate for a predicate source (`selp ..., 1`).
+      ok = op.shape == S::Register || op.shape == S::NegatedPredicate ||
+           op.shape == S::RegisterPair || op.shape == S::Immediate;
+      break;
+    case OperandKind::Addr:
+      ok = op.shape == S::Address;
+      break;
+    case OperandKind::Vec:
+      ok = op.shape == S::Vector &&
+           (!d.length || op.elements.size() == d.length);
+      if (d.length)
+        expected = "a vector of " + std::to_string(d.length) + " elements";
+      break;
+    case OperandKind::Data: {
+      unsigned n = d.vec.empty() ? 0 : vectorLength(groupValue(d.vec));
+      if (n) {
+        ok = op.shape == S::Vector && op.elements.size() == n;
+        expected = "a vector of " + std::to_string(n) + " elements {...}";
+      } else {
+        // ptxas also takes a scalar in braces: `st.global.b32 [a], {%r1}`.
+        ok = op.shape == S::Register || op.shape == S::Immediate ||
+             op.shape == S::Symbol ||
+             (op.shape == S::Vector && op.elements.size() == 1);
+      }
+      break;
+    }
+    case OperandKind::Label:
+      ok = op.shape == S::Symbol;
+      break;
+    case OperandKind::List:
+      ok = op.shape == S::List;
+      break;
+    case OperandKind::Any:
+      ok = true;
+      break;
+    }
+    if (!ok) {
+      std::string got = shapeName(op.shape).str();
+      if (op.shape == S::Vector)
+        got = "a vector of " + std::to_string(op.elements.size()) +
+              " element" + (op.elements.size() == 1 ? "" : "s");
+      return Problem{Problem::Operands,
+                     "'" + opcode() + "' operand " + std::to_string(i + 1) +
+                         " must be " + expected + "; got " + got,
+                     int(i)};
+    }
+  }
+  return std::nullopt;
+}
+
+/// ptxas rejects a vector whose registers differ in size ("Incompatible
+/// elements of vector expression"); predicate registers do not count.
+std::optional<std::string> mixedSizes(const OperandView &vector) {
+  std::optional<TypeInfo> first;
+  for (const OperandView &e : vector.elements) {
+    std::optional<TypeInfo> t = parseType(e.type);
+    if (e.shape != OperandView::Register || !t || t->kind == 'p')
+      continue;
+    if (!first)
+      first = t;
+    else if (t->bits != first->bits)
+      return "the vector mixes ." + first->name.str() + " and ." +
+             t->name.str() + " registers; its elements must have one size";
+  }
+  return std::nullopt;
+}
+
+/// A vector's registers, as ptxas types them: when they all have one type,
+/// that type must suit the instruction. Registers of different types (but
+/// one size) read as bits, which suits an integer or bit-size instruction;
+/// a float instruction takes a mix of its own type and bit-size registers
+/// only.
+template <typename CheckReg, typename CheckLiteral, typename MakeProblem>
+std::optional<Problem> checkVector(const OperandView &vector,
+                                   const TypeInfo &want, CheckReg checkReg,
+                                   CheckLiteral checkLiteral,
+                                   MakeProblem problem) {
+  const OperandView *first = nullptr;
+  bool mixed = false;
+  for (const OperandView &e : vector.elements) {
+    if (e.shape == OperandView::Immediate) {
+      if (std::optional<Problem> p = checkLiteral(e))
+        return p;
+      continue;
+    }
+    if (e.shape != OperandView::Register || e.type.empty() ||
+        (e.type == "pred" && want.kind != 'p' && want.kind != 'f'))
+      continue;
+    if (!first)
+      first = &e;
+    else if (e.type != first->type)
+      mixed = true;
+  }
+  if (!first)
+    return std::nullopt;
+  if (!mixed)
+    return checkReg(*first);
+  if (want.kind == 'f')
+    for (const OperandView &e : vector.elements)
+      if (std::optional<TypeInfo> t = parseType(e.type);
+          e.shape == OperandView::Register && t &&
+          !compatible(want, *t, /*relaxed=*/false))
+        return problem("the vector mixes ." + first->type.str() + " and ." +
+                       e.type.str() + " registers; ." + want.name.str() +
+                       " takes a mix of ." + want.name.str() + " and .b" +
+                       std::to_string(want.bits) + " only");
+  return std::nullopt;
+}
+
+std::optional<Problem> FormMatcher::checkTypes() {
+  for (auto [i, op] : llvm::enumerate(inst.operands)) {
+    auto problem = [&, i = i](const std::string &what) {
+      return Problem{Problem::Types,
+                     "'" + opcode() + "' operand " + std::to_string(i + 1) +
+                         ": " + what,
+                     int(i)};
+    };
+    auto named = [](const OperandView &reg) {
+      return reg.name.empty() ? std::string() : " '" + reg.name.str() + "'";
+    };
+    // ptxas forms addresses from integer registers only, and the elements
+    // of a vector (here, or any other) must share one size.
+    if (op.shape == OperandView::Address)
+      for (const OperandView &reg : op.elements) {
+        if (reg.shape == OperandView::Vector) {
+          if (std::optional<std::string> mixed = mixedSizes(reg))
+            return problem(*mixed);
+          continue;
+        }
+        if (std::optional<TypeInfo> t = parseType(reg.type);
+            t && !StringRef("bsu").contains(t->kind))
+          return problem("address register" + named(reg) + " is a ." +
+                         reg.type.str() +
+                         " register; an address needs an integer or "
+                         "bit-size register");
+      }
+    if (op.shape == OperandView::Vector)
+      if (std::optional<std::string> mixed = mixedSizes(op))
+        return problem(*mixed);
+    const OperandDesc &d = *operandDescs[i];
+    StringRef spec = d.type;
+    if (spec.empty())
+      continue;
+    bool wide = false;
+    if (spec.consume_front("$")) {
+      wide = spec.consume_back(":wide");
+      spec = groupValue(spec);
+    }
+    std::optional<TypeInfo> want = parseType(spec);
+    if (!want)
+      continue;
+    if (wide)
+      want->bits *= 2;
+    auto check = [&](const OperandView &reg) -> std::optional<Problem> {
+      std::optional<TypeInfo> have = parseType(reg.type);
+      if (!have || compatible(*want, *have, form.relaxedTypes))
+        return std::nullopt;
+      std::string what = wide ? std::to_string(want->bits) + "-bit ." +
+                                    std::string(1, want->kind)
+                              : "." + spec.str();
+      if (wide && !StringRef("bsuf").contains(want->kind))
+        what = std::to_string(want->bits) + "-bit";
+      std::string name = reg.name.empty() ? "" : " ('" + reg.name.str() + "')";
+      return Problem{Problem::Types,
+                     "'" + opcode() + "' operand " + std::to_string(i + 1) +
+                         name + " is a ." + reg.type.str() + " register; " +
+                         (wide ? "the wide result of ." + spec.str()
+                               : "." + spec.str()) +
+                         " needs " + describeAccepted(*want, form.relaxedTypes),
+                     int(i)};
+    };
+    // ptxas wants a floating-point literal for a float operand, and an
+    // integer one for an integer operand.
+    auto checkLiteral = [&](const OperandView &imm) -> std::optional<Problem> {
+      bool floatType = want->kind == 'f';
+      bool intType = want->kind == 's' || want->kind == 'u';
+      if ((imm.literal == 'i' && floatType) ||
+          (imm.literal == 'f' && intType))
+        return problem(std::string(imm.literal == 'i' ? "an integer"
+                                                      : "a floating-point") +
+                       " literal where ." + spec.str() + " needs " +
+                       (floatType ? "a floating-point literal (0f3F800000, "
+                                    "1.0)"
+                                  : "an integer literal"));
+      return std::nullopt;
+    };
+    std::optional<Problem> found;
+    if (op.shape == OperandView::Register)
+      found = check(op);
+    else if (op.shape == OperandView::Immediate)
+      found = checkLiteral(op);
+    else if (op.shape == OperandView::RegisterPair) {
+      // The first register has the operand's type; the second is the
+      // predicate.
+      found = check(op.elements[0]);
+      std::optional<TypeInfo> second = parseType(op.elements[1].type);
+      if (!found && second && second->kind != 'p')
+        found = problem("the register after '|' must be a predicate; got a ." +
+                        op.elements[1].type.str() + " register");
+    }
+    else if (op.shape == OperandView::Vector)
+      found = checkVector(op, *want, check, checkLiteral, problem);
+    if (found)
+      return found;
+  }
+  return std::nullopt;
+}
+
+/// "needs sm_90a" / "needs one of sm_100a, sm_100f" / "needs sm_90 or newer".
+std::optional<std::string> targetShortfall(const TargetDesc &target,
+                                           unsigned minSM,
+                                           ArrayRef<StringLiteral> archs) {
+  if (!archs.empty()) {
+    if (is_contained(archs, target.name))
+      return std::nullopt;
+    return archs.size() == 1 ? archs.front().str()
+                             : "one of " + join(archs, ", ");
+  }
+  if (target.sm < minSM)
+    return "sm_" + std::to_string(minSM) + " or newer";
+  return std::nullopt;
+}
+
+std::optional<Problem> FormMatcher::checkRequirements() {
+  auto versionProblem = [&](StringRef what, unsigned ptx) {
+    return Problem{Problem::Version,
+                   what.str() + " needs PTX ISA " + formatVersion(ptx) +
+                       "; this module has .version " +
+                       formatVersion(module.version) + " (raise .version to " +
+                       formatVersion(ptx) + ")",
+                   -1};
+  };
+  const TargetDesc *target = lookupTarget(module.target);
+  auto targetProblem = [&](StringRef what, unsigned sm,
+                           ArrayRef<StringLiteral> archs)
+      -> std::optional<Problem> {
+    if (!target)
+      return std::nullopt;
+    if (std::optional<std::string> need = targetShortfall(*target, sm, archs))
+      return Problem{Problem::Target,
+                     what.str() + " needs " + *need + "; this module targets " +
+                         module.target.str(),
+                     -1};
+    return std::nullopt;
+  };
+  std::string name = "'" + opcode() + "'";
+  if (module.version && module.version < form.minPTX)
+    return versionProblem(name, form.minPTX);
+  if (auto p = targetProblem(name, form.minSM, archsOf(form)))
+    return p;
+  for (const ValueReqDesc &req : valueReqsOf(form)) {
+    if (!hasModifier(req.value))
+      continue;
+    std::string what = "'." + req.value.str() + "' on " + name;
+    if (module.version && module.version < req.minPTX)
+      return versionProblem(what, req.minPTX);
+    if (auto p = targetProblem(what, req.minSM, archsOf(req)))
+      return p;
+  }
+  return std::nullopt;
+}
+
+/// Lists at most a dozen values, then how many more.
+std::string listValues(ArrayRef<StringRef> values) {
+  std::string out;
+  size_t shown = std::min<size_t>(values.size(), 12);
+  for (size_t i = 0; i < shown; ++i)
+    out += (i ? ", ." : ".") + values[i].str();
+  if (values.size() > shown)
+    out += ", ... (" + std::to_string(values.size() - shown) + " more)";
+  return out;
+}
+
+/// The message for an opcode no form takes, from the forms that matched
+/// furthest.
+Problem modifierProblem(const InstView &inst,
+                        ArrayRef<const FormDesc *> forms,
+                        ArrayRef<FormMatcher *> matchers, unsigned reached) {
+  std::string opcode = inst.mnemonic.str();
+  for (StringRef m : inst.modifiers)
+    (opcode += '.') += m;
+  // What the furthest forms would take at `reached`.
+  SmallVector<StringRef, 16> expected;
+  auto expect = [&](StringRef v) {
+    if (!is_contained(expected, v))
+      expected.push_back(v);
+  };
+  bool knownAnywhere = false;
+  StringRef token =
+      reached < inst.modifiers.size() ? inst.modifiers[reached] : StringRef();
+  for (auto [form, m] : llvm::zip(forms, matchers)) {
+    SmallVector<StringRef, 4> prefix;
+    StringRef(form->opcode).split(prefix, '.');
+    prefix.erase(prefix.begin());
+    if (is_contained(prefix, token))
+      knownAnywhere = true;
+    for (const GroupDesc &g : groupsOf(*form))
+      if (is_contained(valuesOf(g), token))
+        knownAnywhere = true;
+    unsigned progress = m->prefixLength < prefix.size() ? m->prefixLength
+                                                        : m->deepest;
+    if (progress != reached)
+      continue;
+    if (m->prefixLength < prefix.size()) {
+      expect(prefix[m->prefixLength]);
+      continue;
+    }
+    // Groups from the first not taken at `reached` up to the next required.
+    ArrayRef<GroupDesc> groups = groupsOf(*form);
+    unsigned g = 0;
+    for (auto [i, t] : llvm::enumerate(m->deepestTaken))
+      if (t >= 0)
+        g = i + 1;
+    for (; g < groups.size(); ++g) {
+      for (StringRef v : valuesOf(groups[g]))
+        expect(v);
+      if (!groups[g].optional)
+        break;
+    }
+  }
+  std::string message = "'" + opcode + "' ";
+  if (token.empty()) {
+    message += "is incomplete; expected one more modifier: " +
+               listValues(expected);
+  } else if (is_contained(inst.modifiers.take_front(reached), token)) {
+    message += "repeats modifier '." + token.str() + "'";
+  } else if (!knownAnywhere) {
+    message += "has unknown modifier '." + token.str() + "'";
+    if (!expected.empty())
+      message += "; expected " + std::string(expected.size() > 1
+                                                 ? "one of "
+                                                 : "") +
+                 listValues(expected);
+  } else {
+    // A known modifier in the wrong place: say where it goes when it belongs
+    // to a group before the one that took an earlier modifier.
+    std::string before;
+    for (auto [form, m] : llvm::zip(forms, matchers)) {
+      ArrayRef<GroupDesc> groups = groupsOf(*form);
+      for (auto [gi, g] : llvm::enumerate(groups)) {
+        if (!is_contained(valuesOf(g), token))
+          continue;
+        for (unsigned later = gi + 1; later < groups.size() && before.empty();
+             ++later)
+          if (later < m->deepestTaken.size() && m->deepestTaken[later] >= 0)
+            before = inst.modifiers[m->deepestTaken[later]].str();
+      }
+      if (!before.empty())
+        break;
+    }
+    if (!before.empty())
+      message += "has modifier '." + token.str() +
+                 "' out of order: it goes before '." + before + "'";
+    else
+      message += "cannot take modifier '." + token.str() + "' here" +
+                 (expected.empty() ? std::string()
+                                   : "; expected " +
+                                         std::string(expected.size() > 1
+                                                         ? "one of "
+                                                         : "") +
+                                         listValues(expected));
+  }
+  return Problem{Problem::Modifiers, message, -1};
+}
+
+} // namespace
+
+std::optional<Problem> checkInst(const InstView &inst,
+                                 const ModuleView &module) {
+  ArrayRef<FormDesc> forms = formsOf(inst.mnemonic);
+  if (forms.empty())
+    return Problem{Problem::UnknownMnemonic,
+                   "unknown instruction '" + inst.mnemonic.str() + "'", -1};
+  std::optional<Attempt> best;
+  SmallVector<FormMatcher, 4> matchers;
+  matchers.reserve(forms.size());
+  unsigned reached = 0;
+  for (const FormDesc &form : forms) {
+    FormMatcher &m = matchers.emplace_back(form, inst, module);
+    Attempt a = m.run();
+    if (a.stage == Valid)
+      return std::nullopt;
+    if (a.stage <= ModifierStage)
+      reached = std::max(reached, a.progress);
+    if (!best || a.stage > best->stage)
+      best = std::move(a);
+  }
+  if (best->stage > ModifierStage)
+    return best->problem;
+  SmallVector<const FormDesc *, 8> formPtrs;
+  SmallVector<FormMatcher *, 8> matcherPtrs;
+  for (auto [form, m] : llvm::zip(forms, matchers)) {
+    formPtrs.push_back(&form);
+    matcherPtrs.push_back(&m);
+  }
+  return modifierProblem(inst, formPtrs, matcherPtrs, reached);
+}
+
+std::optional<std::string> checkSpecialRegister(StringRef name,
+                                                const ModuleView &module) {
+  StringRef base = name.split('.').first;
+  const TargetDesc *end = kSpecialRegisters + kNumSpecialRegisters;
+  const TargetDesc *sreg = std::lower_bound(
+      kSpecialRegisters, end, base,
+      [](const TargetDesc &t, StringRef n) { return t.name < n; });
+  if (sreg == end || sreg->name != base)
+    return std::nullopt;
+  if (module.version && module.version < sreg->minPTX)
+    return "special register '" + name.str() + "' needs PTX ISA " +
+           formatVersion(sreg->minPTX) + "; this module has .version " +
+           formatVersion(module.version) + " (raise .version to " +
+           formatVersion(sreg->minPTX) + ")";
+  const TargetDesc *target = lookupTarget(module.target);
+  if (target && target->sm < sreg->sm)
+    return "special register '" + name.str() + "' needs sm_" +
+           std::to_string(sreg->sm) + " or newer; this module targets " +
+           module.target.str();
+  return std::nullopt;
+}
+
+std::optional<std::string> checkTarget(const ModuleView &module) {
+  if (!module.target.starts_with("sm_"))
+    return std::nullopt;
+  const TargetDesc *target = lookupTarget(module.target);
+  if (!target)
+    return "unknown target '" + module.target.str() + "'";
+  if (module.version && module.version < target->minPTX)
+    return module.target.str() + " needs PTX ISA " +
+           formatVersion(target->minPTX) + "; this module has .version " +
+           formatVersion(module.version) + " (raise .version to " +
+           formatVersion(target->minPTX) + ")";
+  return std::nullopt;
+}
+
+} // namespace pyptx::ptxisa

@@ -1,0 +1,443 @@
+//===- pyptx-tblgen.cpp - generators for the PTX ISA description ----------===//
+//
+// Reads ISA.td (records of ISABase.td's classes) and writes one of:
+//   -gen-isa-tables   the C++ tables behind pyptx/Dialect/PTX/ISA/ISA.h
+//   -gen-isa-python   the same data as a Python module (the typed wrappers)
+//   -gen-isa-doc      docs/isa.md, the reference of what is covered
+//
+//===----------------------------------------------------------------------===//
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TableGen/Error.h"
+#include "llvm/TableGen/Main.h"
+#include "llvm/TableGen/Record.h"
+#include "llvm/TableGen/TableGenBackend.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+enum Action { GenTables, GenPython, GenDoc };
+
+cl::opt<Action> action(
+    cl::desc("what to generate:"),
+    cl::values(
+        clEnumValN(GenTables, "gen-isa-tables", "C++ tables for ISA.h"),
+        clEnumValN(GenPython, "gen-isa-python", "a Python data module"),
+        clEnumValN(GenDoc, "gen-isa-doc", "the Markdown reference")));
+
+struct Group {
+  std::string name;
+  std::vector<std::string> values;
+  bool optional;
+};
+struct Operand {
+  std::string kind, type, when, vec;
+  int64_t length;
+  bool sinkOK;
+};
+struct ValueReq {
+  std::string value;
+  int64_t minPTX, minSM;
+  std::vector<std::string> archs;
+};
+struct Form {
+  std::string name, opcode, mnemonic, family, summary;
+  std::vector<Group> groups;
+  std::vector<Operand> operands;
+  std::vector<ValueReq> valueReqs;
+  std::vector<std::string> archs;
+  int64_t minPTX, minSM;
+  bool relaxedTypes;
+};
+struct Target {
+  std::string name;
+  int64_t sm, minPTX;
+};
+
+const char *const kKinds[] = {"reg",  "regimm", "imm",   "pred", "addr",
+                              "vec",  "data",   "label", "list", "any"};
+const char *const kKindEnums[] = {"Reg",  "RegImm", "Imm",   "Pred", "Addr",
+                                  "Vec",  "Data",   "Label", "List", "Any"};
+
+std::vector<std::string> strings(const Record *r, StringRef field) {
+  std::vector<std::string> out;
+  for (StringRef s : r->getValueAsListOfStrings(field))
+    out.push_back(s.str());
+  return out;
+}
+
+/// Reads and checks every Inst record; a mistake in ISA.td stops the build
+/// with a message at the record.
+std::vector<Form> readForms(const RecordKeeper &records) {
+  std::vector<Form> forms;
+  for (const Record *r : records.getAllDerivedDefinitions("Inst")) {
+    Form f;
+    f.name = r->getName().str();
+    f.opcode = r->getValueAsString("Opcode").str();
+    f.mnemonic = StringRef(f.opcode).split('.').first.str();
+    f.family = r->getValueAsString("Family").str();
+    f.summary = r->getValueAsString("Summary").str();
+    f.minPTX = r->getValueAsInt("MinPTX");
+    f.minSM = r->getValueAsInt("MinSM");
+    f.archs = strings(r, "Archs");
+    f.relaxedTypes = r->getValueAsBit("RelaxedTypes");
+    if (f.opcode.empty() || f.family.empty())
+      PrintFatalError(r, "an Inst needs an Opcode and a Family");
+    StringSet<> groupNames;
+    for (const Record *g : r->getValueAsListOfDefs("Groups")) {
+      Group group{g->getValueAsString("Name").str(), strings(g, "Values"),
+                  g->getValueAsBit("Optional")};
+      if (group.values.empty())
+        PrintFatalError(r, "group '" + group.name + "' has no values");
+      // Fixed modifiers may repeat (`mma...s32.s8.s8.s32`); a group with
+      // alternatives is named once, so `$name` picks one.
+      if (!groupNames.insert(group.name).second && group.values.size() > 1)
+        PrintFatalError(r, "two groups are named '" + group.name + "'");
+      for (const std::string &v : group.values)
+        if (v.empty() || v.front() == '.')
+          PrintFatalError(r, "group '" + group.name +
+                                 "': write values without a leading dot");
+      f.groups.push_back(std::move(group));
+    }
+    auto hasGroup = [&](StringRef name) { return groupNames.contains(name); };
+    for (const Record *o : r->getValueAsListOfDefs("Operands")) {
+      Operand op{o->getValueAsString("Kind").str(),
+                 o->getValueAsString("Type").str(),
+                 o->getValueAsString("When").str(),
+                 o->getValueAsString("Vec").str(), o->getValueAsInt("Length"),
+                 o->getValueAsBit("SinkOK")};
+      if (!is_contained(ArrayRef(kKinds), op.kind))
+        PrintFatalError(r, "unknown operand kind '" + op.kind + "'");
+      if (StringRef(op.type).starts_with("$")) {
+        StringRef group = StringRef(op.type).drop_front();
+        group.consume_back(":wide");
+        if (!hasGroup(group))
+          PrintFatalError(r, "operand type '" + op.type +
+                                 "' names no group of this form");
+      }
+      if (op.kind == "data" && !hasGroup(op.vec))
+        op.vec.clear(); // a scalar-only form: no vector group
+      f.operands.push_back(std::move(op));
+    }
+    for (const Record *v : r->getValueAsListOfDefs("ValueReqs"))
+      f.valueReqs.push_back({v->getValueAsString("Value").str(),
+                             v->getValueAsInt("MinPTX"),
+                             v->getValueAsInt("MinSM"), strings(v, "Archs")});
+    forms.push_back(std::move(f));
+  }
+  // By mnemonic; forms of one mnemonic keep their order in ISA.td.
+  std::stable_sort(forms.begin(), forms.end(),
+                   [](const Form &a, const Form &b) {
+                     return a.mnemonic < b.mnemonic;
+                   });
+  return forms;
+}
+
+std::vector<Target> readTargets(const RecordKeeper &records) {
+  std::vector<Target> targets;
+  for (const Record *r : records.getAllDerivedDefinitions("Target"))
+    targets.push_back({r->getValueAsString("Name").str(),
+                       r->getValueAsInt("SM"), r->getValueAsInt("MinPTX")});
+  llvm::sort(targets, [](const Target &a, const Target &b) {
+    return a.name < b.name;
+  });
+  return targets;
+}
+
+/// Special registers' needs, as (name, sm, ptx) like targets.
+std::vector<Target> readSpecialRegisters(const RecordKeeper &records) {
+  std::vector<Target> sregs;
+  for (const Record *r : records.getAllDerivedDefinitions("SpecialRegister"))
+    sregs.push_back({r->getValueAsString("Name").str(),
+                     r->getValueAsInt("MinSM"), r->getValueAsInt("MinPTX")});
+  llvm::sort(sregs, [](const Target &a, const Target &b) {
+    return a.name < b.name;
+  });
+  return sregs;
+}
+
+std::string cstr(StringRef s) {
+  std::string out = "\"";
+  raw_string_ostream os(out);
+  printEscapedString(s, os);
+  return out + "\"";
+}
+
+/// Interns lists of strings so that forms sharing a value list (wgmma's
+/// shapes) share its storage.
+struct StringLists {
+  std::vector<std::string> all;
+  std::map<std::vector<std::string>, unsigned> index;
+  unsigned add(const std::vector<std::string> &list) {
+    auto [it, inserted] = index.try_emplace(list, all.size());
+    if (inserted)
+      all.insert(all.end(), list.begin(), list.end());
+    return it->second;
+  }
+  void emit(raw_ostream &os, StringRef name) {
+    os << "static constexpr llvm::StringLiteral " << name << "[] = {\n";
+    for (const std::string &s : all)
+      os << "    " << cstr(s) << ",\n";
+    if (all.empty())
+      os << "    \"\",\n";
+    os << "};\n\n";
+  }
+};
+
+bool emitTables(raw_ostream &os, const RecordKeeper &records) {
+  emitSourceFileHeader("PTX ISA tables (ISA.h)", os, records);
+  std::vector<Form> forms = readForms(records);
+  StringLists values, archs;
+  std::string groups, operands, reqs, formRows;
+  raw_string_ostream g(groups), o(operands), q(reqs), f(formRows);
+  unsigned numGroups = 0, numOperands = 0, numReqs = 0;
+  for (const Form &form : forms) {
+    unsigned firstGroup = numGroups, firstOperand = numOperands,
+             firstReq = numReqs;
+    for (const Group &group : form.groups) {
+      g << "    {" << cstr(group.name) << ", " << values.add(group.values)
+        << ", " << group.values.size() << ", "
+        << (group.optional ? "true" : "false") << "},\n";
+      ++numGroups;
+    }
+    for (const Operand &op : form.operands) {
+      unsigned kind = find(ArrayRef(kKinds), op.kind) - std::begin(kKinds);
+      o << "    {OperandKind::" << kKindEnums[kind] << ", " << cstr(op.type)
+        << ", " << cstr(op.when) << ", " << cstr(op.vec) << ", " << op.length
+        << ", " << (op.sinkOK ? "true" : "false") << "},\n";
+      ++numOperands;
+    }
+    for (const ValueReq &req : form.valueReqs) {
+      q << "    {" << cstr(req.value) << ", " << req.minPTX << ", "
+        << req.minSM << ", " << archs.add(req.archs) << ", "
+        << req.archs.size() << "},\n";
+      ++numReqs;
+    }
+    f << "    {" << cstr(form.name) << ", " << cstr(form.opcode) << ", "
+      << cstr(form.mnemonic) << ", " << cstr(form.family) << ", "
+      << cstr(form.summary) << ",\n     " << firstGroup << ", "
+      << form.groups.size() << ", " << firstOperand << ", "
+      << form.operands.size() << ", " << firstReq << ", "
+      << form.valueReqs.size() << ", " << archs.add(form.archs) << ", "
+      << form.archs.size() << ", " << form.minPTX << ", " << form.minSM
+      << ", " << (form.relaxedTypes ? "true" : "false") << "},\n";
+  }
+  values.emit(os, "kValues");
+  archs.emit(os, "kArchs");
+  auto table = [&](StringRef type, StringRef name, const std::string &rows,
+                   StringRef empty) {
+    os << "static constexpr " << type << " " << name << "[] = {\n"
+       << (rows.empty() ? empty.str() : rows) << "};\n\n";
+  };
+  table("GroupDesc", "kGroups", groups, "    {\"\", 0, 0, false},\n");
+  table("OperandDesc", "kOperands", operands,
+        "    {OperandKind::Any, \"\", \"\", \"\", 0, false},\n");
+  table("ValueReqDesc", "kValueReqs", reqs, "    {\"\", 0, 0, 0, 0},\n");
+  table("FormDesc", "kForms", formRows,
+        "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
+        "false},\n");
+  os << "static constexpr size_t kNumForms = " << forms.size() << ";\n\n";
+  std::string targetRows;
+  raw_string_ostream t(targetRows);
+  std::vector<Target> targets = readTargets(records);
+  for (const Target &target : targets)
+    t << "    {" << cstr(target.name) << ", " << target.sm << ", "
+      << target.minPTX << "},\n";
+  table("TargetDesc", "kTargets", targetRows, "    {\"\", 0, 0},\n");
+  os << "static constexpr size_t kNumTargets = " << targets.size() << ";\n\n";
+  std::string sregRows;
+  raw_string_ostream sr(sregRows);
+  std::vector<Target> sregs = readSpecialRegisters(records);
+  for (const Target &sreg : sregs)
+    sr << "    {" << cstr(sreg.name) << ", " << sreg.sm << ", "
+       << sreg.minPTX << "},\n";
+  table("TargetDesc", "kSpecialRegisters", sregRows, "    {\"\", 0, 0},\n");
+  os << "static constexpr size_t kNumSpecialRegisters = " << sregs.size()
+     << ";\n";
+  return false;
+}
+
+std::string pyList(const std::vector<std::string> &list) {
+  std::string out = "(";
+  for (const std::string &s : list)
+    out += "'" + s + "', ";
+  return out + ")";
+}
+
+bool emitPython(raw_ostream &os, const RecordKeeper &records) {
+  os << "# The PTX instruction set as pyptx describes it: generated by\n"
+        "# pyptx-tblgen -gen-isa-python from include/pyptx/Dialect/PTX/ISA/"
+        "ISA.td.\n# Do not edit.\n\n"
+        "# Each form: name, opcode, family, summary, groups (name, values, "
+        "optional),\n# operands (kind, type, when), min_ptx, min_sm, archs, "
+        "value_reqs (value,\n# min_ptx, min_sm, archs), relaxed_types.\n"
+        "FORMS = (\n";
+  for (const Form &f : readForms(records)) {
+    os << "    dict(name='" << f.name << "', opcode='" << f.opcode
+       << "', family=" << cstr(f.family) << ", summary=" << cstr(f.summary)
+       << ",\n         groups=(";
+    for (const Group &g : f.groups)
+      os << "('" << g.name << "', " << pyList(g.values) << ", "
+         << (g.optional ? "True" : "False") << "), ";
+    os << "),\n         operands=(";
+    for (const Operand &o : f.operands)
+      os << "('" << o.kind << "', '" << o.type << "', '" << o.when << "'), ";
+    os << "),\n         min_ptx=" << f.minPTX << ", min_sm=" << f.minSM
+       << ", archs=" << pyList(f.archs) << ",\n         value_reqs=(";
+    for (const ValueReq &v : f.valueReqs)
+      os << "('" << v.value << "', " << v.minPTX << ", " << v.minSM << ", "
+         << pyList(v.archs) << "), ";
+    os << "), relaxed_types=" << (f.relaxedTypes ? "True" : "False")
+       << "),\n";
+  }
+  os << ")\n\n# Targets `.target` may name: name -> (sm, min_ptx).\nTARGETS = {\n";
+  for (const Target &t : readTargets(records))
+    os << "    '" << t.name << "': (" << t.sm << ", " << t.minPTX << "),\n";
+  os << "}\n\n# Special registers that need more than PTX ISA 1.0: name -> "
+        "(sm, min_ptx).\nSPECIAL_REGISTERS = {\n";
+  for (const Target &t : readSpecialRegisters(records))
+    os << "    '" << t.name << "': (" << t.sm << ", " << t.minPTX << "),\n";
+  os << "}\n";
+  return false;
+}
+
+std::string version(int64_t v) {
+  return std::to_string(v / 10) + "." + std::to_string(v % 10);
+}
+
+/// `add{.sat}.type`: the syntax line of a form.
+std::string syntax(const Form &f) {
+  std::string out = f.opcode;
+  for (const Group &g : f.groups) {
+    std::string part =
+        g.values.size() == 1 ? "." + g.values.front() : "." + g.name;
+    out += g.optional ? "{" + part + "}" : part;
+  }
+  return out;
+}
+
+std::string requirements(int64_t ptx, int64_t sm,
+                         const std::vector<std::string> &archs) {
+  std::string out = "PTX ISA " + version(ptx);
+  if (!archs.empty())
+    out += ", " + join(archs, " or ");
+  else if (sm > 20)
+    out += ", sm_" + std::to_string(sm) + "+";
+  return out;
+}
+
+bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
+  std::vector<Form> forms = readForms(records);
+  std::vector<std::string> families;
+  for (const Form &f : forms)
+    if (!is_contained(families, f.family))
+      families.push_back(f.family);
+  llvm::sort(families);
+  StringSet<> mnemonics;
+  for (const Form &f : forms)
+    mnemonics.insert(f.mnemonic);
+  os << "# PTX instructions pyptx knows\n\n"
+        "Generated by `pyptx-tblgen -gen-isa-doc` from "
+        "`include/pyptx/Dialect/PTX/ISA/ISA.td`; do not edit (a lit test "
+        "checks that this page is current).\n\n"
+     << forms.size() << " forms of " << mnemonics.size() << " mnemonics in "
+     << families.size()
+     << " families. The `pyptx.inst` verifier accepts an instruction when "
+        "one form takes its modifiers (in order), its operands and their "
+        "register types, and the module's `.version` and `.target` meet "
+        "the form's needs. `{.x}` is optional; `.name` stands for one value "
+        "of the group listed under the form.\n\n";
+  // GitHub's anchors: lower case, spaces to dashes, punctuation dropped.
+  auto anchor = [](StringRef title) {
+    std::string out;
+    for (char c : title.lower())
+      if (isAlnum(c) || c == '-' || c == '_')
+        out += c;
+      else if (c == ' ')
+        out += '-';
+    return out;
+  };
+  for (const std::string &family : families)
+    os << "- [" << family << "](#" << anchor(family) << ")\n";
+  os << "- [Targets and special registers](#targets-and-special-registers)\n";
+  for (const std::string &family : families) {
+    os << "\n## " << family << "\n";
+    for (const Form &f : forms) {
+      if (f.family != family)
+        continue;
+      os << "\n### `" << syntax(f) << "`\n\n";
+      if (!f.summary.empty())
+        os << f.summary << ".\n\n";
+      os << "- operands: ";
+      if (f.operands.empty())
+        os << "none";
+      ListSeparator sep(", ");
+      for (const Operand &o : f.operands) {
+        os << sep << "`" << o.kind;
+        if (!o.type.empty())
+          os << ":" << o.type;
+        if (o.when == "?")
+          os << "?";
+        else if (!o.when.empty())
+          os << " if ." << o.when;
+        os << "`";
+      }
+      os << "\n- needs: " << requirements(f.minPTX, f.minSM, f.archs);
+      if (f.relaxedTypes)
+        os << "; relaxed type rules (wider registers)";
+      os << "\n";
+      for (const Group &g : f.groups) {
+        if (g.values.size() == 1)
+          continue;
+        os << "- `." << g.name << "`: ";
+        ListSeparator comma(", ");
+        for (const std::string &v : g.values)
+          os << comma << "." << v;
+        os << "\n";
+      }
+      for (const ValueReq &v : f.valueReqs)
+        os << "- `." << v.value
+           << "` needs " << requirements(v.minPTX, v.minSM, v.archs) << "\n";
+    }
+  }
+  os << "\n## Targets and special registers\n\n"
+        "| `.target` | needs |\n|---|---|\n";
+  for (const Target &t : readTargets(records))
+    os << "| `" << t.name << "` | PTX ISA " << version(t.minPTX) << " |\n";
+  os << "\n| special register | needs |\n|---|---|\n";
+  for (const Target &t : readSpecialRegisters(records))
+    os << "| `" << t.name << "` | " << requirements(t.minPTX, t.sm, {})
+       << " |\n";
+  return false;
+}
+
+bool dispatch(raw_ostream &os, const RecordKeeper &records) {
+  switch (action) {
+  case GenTables:
+    return emitTables(os, records);
+  case GenPython:
+    return emitPython(os, records);
+  case GenDoc:
+    return emitDoc(os, records);
+  }
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  cl::ParseCommandLineOptions(argc, argv,
+                              "pyptx-tblgen: generators for the PTX ISA "
+                              "description (ISA.td)\n");
+  return TableGenMain(argv[0], &dispatch);
+}
