@@ -54,6 +54,13 @@ if ((${#corpora[@]})); then
   if [[ $fuzz_rc -ne 0 && $fuzz_failed -eq 0 ]]; then fuzz_failed=1; fi
 fi
 
+echo "== ISA coverage of the corpora's opcodes"
+coverage_passed=0; coverage_failed=0
+if ((${#corpora[@]})); then
+  if python3 test/corpus/isa_coverage.py --bin "$BUILD_DIR/bin" | tail -5; then
+    coverage_passed=1; else coverage_failed=1; fi
+fi
+
 echo "== ISA verifier against ptxas (mutants of the corpora, fixed seed)"
 # One check: on these mutants our verdict agrees with ptxas's on >= 95%, and
 # we reject <= 1% of those ptxas accepts (the full 2,000-mutant measurement
@@ -68,10 +75,10 @@ else
   echo "skipped: no corpus or no ptxas"; mutate_skipped=1
 fi
 
-passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed + mutate_passed))
-failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed + mutate_failed))
+passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed + coverage_passed + mutate_passed))
+failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed + coverage_failed + mutate_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
 skipped=$((lit_unsupported + mutate_skipped))
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]
