@@ -92,6 +92,24 @@ LogicalResult PTXDialect::verifyOperationAttribute(Operation *op,
   return success();
 }
 
+const ptxisa::ModifierMatch &
+PTXDialect::getModifierMatch(StringAttr mnemonic, ArrayAttr modifiers) {
+  std::pair<const void *, const void *> key{mnemonic.getAsOpaquePointer(),
+                                            modifiers.getAsOpaquePointer()};
+  {
+    std::lock_guard<std::mutex> guard(modifierMatchesLock);
+    auto it = modifierMatches.find(key);
+    if (it != modifierMatches.end())
+      return *it->second;
+  }
+  SmallVector<StringRef, 8> values(modifiers.getAsValueRange<StringAttr>());
+  auto match = std::make_unique<ptxisa::ModifierMatch>(
+      ptxisa::matchModifiers(mnemonic.getValue(), values));
+  std::lock_guard<std::mutex> guard(modifierMatchesLock);
+  // Another thread may have matched it meanwhile; either result is the same.
+  return *modifierMatches.try_emplace(key, std::move(match)).first->second;
+}
+
 void PTXDialect::initialize() {
   registerTypes();
   registerAttributes();

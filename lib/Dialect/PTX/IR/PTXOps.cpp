@@ -1879,20 +1879,23 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
 /// Checks the instruction against the PTX ISA description (ISA.td), for the
 /// module's .target and .version.
 static LogicalResult verifyAgainstISA(InstOp op) {
-  ptxisa::Policy policy =
-      op->getContext()->getLoadedDialect<PTXDialect>()->isaPolicy;
+  auto *dialect = op->getContext()->getLoadedDialect<PTXDialect>();
+  ptxisa::Policy policy = dialect->isaPolicy;
   auto module = op->getParentOfType<ModuleOp>();
   if (policy == ptxisa::Policy::Off || !module)
     return success();
   ptxisa::ModuleView moduleView{module.getArch(), module.getVersionMajor() * 10 +
                                                    module.getVersionMinor()};
+  const ptxisa::ModifierMatch &match =
+      dialect->getModifierMatch(op.getMnemonicAttr(), op.getModifiersAttr());
   SmallVector<StringRef, 8> modifiers(
       op.getModifiers().getAsValueRange<StringAttr>());
   auto check = [&](llvm::StringSaver *names) {
     SmallVector<ptxisa::OperandView, 8> operands;
     for (Attribute attr : op.getPtxOperands())
       operands.push_back(viewOperand(op, attr, names));
-    return ptxisa::checkInst({op.getMnemonic(), modifiers, operands}, moduleView);
+    return ptxisa::checkInst({op.getMnemonic(), modifiers, operands},
+                             moduleView, match);
   };
   std::optional<ptxisa::Problem> problem = check(nullptr);
   if (!problem)

@@ -184,8 +184,20 @@ public:
               const ModuleView &module)
       : form(form), inst(inst), module(module), groups(groupsOf(form)),
         taken(groups.size(), -1) {}
+  /// A form that took the opcode's modifiers as `taken` says, for a module
+  /// that targets `target`.
+  FormMatcher(const ModifierMatch::Match &match, const InstView &inst,
+              const ModuleView &module, const TargetDesc *target)
+      : form(*match.form), inst(inst), module(module), target(target),
+        groups(groupsOf(form)), taken(match.taken.begin(), match.taken.end()) {
+  }
 
-  Attempt run();
+  /// Matches the opcode's modifiers (PrefixStage or ModifierStage on
+  /// failure, OperandStage on success).
+  Attempt matchOpcode();
+  /// The checks after the modifiers: operands, types, requirements.
+  Attempt checkRest();
+  ArrayRef<int> groupsTaken() const { return taken; }
 
   /// The deepest modifier position the group matcher reached, and the
   /// groups taken there.
@@ -207,6 +219,7 @@ private:
   const FormDesc &form;
   const InstView &inst;
   const ModuleView &module;
+  const TargetDesc *target = nullptr;
   ArrayRef<GroupDesc> groups;
   /// For each group, the modifier index it took, or -1.
   SmallVector<int, 8> taken;
@@ -246,7 +259,7 @@ StringRef FormMatcher::groupValue(StringRef name) const {
   return {};
 }
 
-Attempt FormMatcher::run() {
+Attempt FormMatcher::matchOpcode() {
   Attempt attempt;
   // The opcode's fixed leading modifiers.
   SmallVector<StringRef, 4> prefix;
@@ -265,6 +278,12 @@ Attempt FormMatcher::run() {
     attempt.progress = deepest;
     return attempt;
   }
+  attempt.stage = OperandStage;
+  return attempt;
+}
+
+Attempt FormMatcher::checkRest() {
+  Attempt attempt;
   attempt.stage = OperandStage;
   if ((attempt.problem = checkOperands()))
     return attempt;
@@ -622,30 +641,30 @@ std::optional<Problem> FormMatcher::checkRequirements() {
                        formatVersion(ptx) + ")",
                    -1};
   };
-  const TargetDesc *target = lookupTarget(module.target);
-  auto targetProblem = [&](StringRef what, unsigned sm,
+  auto targetProblem = [&](function_ref<std::string()> what, unsigned sm,
                            ArrayRef<StringLiteral> archs)
       -> std::optional<Problem> {
     if (!target)
       return std::nullopt;
     if (std::optional<std::string> need = targetShortfall(*target, sm, archs))
       return Problem{Problem::Target,
-                     what.str() + " needs " + *need + "; this module targets " +
+                     what() + " needs " + *need + "; this module targets " +
                          module.target.str(),
                      -1};
     return std::nullopt;
   };
-  std::string name = "'" + opcode() + "'";
+  // Messages are spelled only when needed: most instructions pass.
+  auto name = [&] { return "'" + opcode() + "'"; };
   if (module.version && module.version < form.minPTX)
-    return versionProblem(name, form.minPTX);
+    return versionProblem(name(), form.minPTX);
   if (auto p = targetProblem(name, form.minSM, archsOf(form)))
     return p;
   for (const ValueReqDesc &req : valueReqsOf(form)) {
     if (!hasModifier(req.value))
       continue;
-    std::string what = "'." + req.value.str() + "' on " + name;
+    auto what = [&] { return "'." + req.value.str() + "' on " + name(); };
     if (module.version && module.version < req.minPTX)
-      return versionProblem(what, req.minPTX);
+      return versionProblem(what(), req.minPTX);
     if (auto p = targetProblem(what, req.minSM, archsOf(req)))
       return p;
   }
@@ -757,35 +776,62 @@ Problem modifierProblem(const InstView &inst,
 
 } // namespace
 
-std::optional<Problem> checkInst(const InstView &inst,
-                                 const ModuleView &module) {
-  ArrayRef<FormDesc> forms = formsOf(inst.mnemonic);
-  if (forms.empty())
-    return Problem{Problem::UnknownMnemonic,
-                   "unknown instruction '" + inst.mnemonic.str() + "'", -1};
-  std::optional<Attempt> best;
+ModifierMatch matchModifiers(StringRef mnemonic,
+                             ArrayRef<StringRef> modifiers) {
+  ModifierMatch result;
+  ArrayRef<FormDesc> forms = formsOf(mnemonic);
+  if (forms.empty()) {
+    result.problem = Problem{Problem::UnknownMnemonic,
+                             "unknown instruction '" + mnemonic.str() + "'",
+                             -1};
+    return result;
+  }
+  InstView inst{mnemonic, modifiers, {}};
+  ModuleView module;
   SmallVector<FormMatcher, 4> matchers;
   matchers.reserve(forms.size());
   unsigned reached = 0;
   for (const FormDesc &form : forms) {
     FormMatcher &m = matchers.emplace_back(form, inst, module);
-    Attempt a = m.run();
-    if (a.stage == Valid)
-      return std::nullopt;
-    if (a.stage <= ModifierStage)
+    Attempt a = m.matchOpcode();
+    if (a.stage == OperandStage)
+      result.matches.push_back(
+          {&form, SmallVector<int8_t, 8>(m.groupsTaken().begin(),
+                                         m.groupsTaken().end())});
+    else
       reached = std::max(reached, a.progress);
-    if (!best || a.stage > best->stage)
-      best = std::move(a);
   }
-  if (best->stage > ModifierStage)
-    return best->problem;
+  if (!result.matches.empty())
+    return result;
   SmallVector<const FormDesc *, 8> formPtrs;
   SmallVector<FormMatcher *, 8> matcherPtrs;
   for (auto [form, m] : llvm::zip(forms, matchers)) {
     formPtrs.push_back(&form);
     matcherPtrs.push_back(&m);
   }
-  return modifierProblem(inst, formPtrs, matcherPtrs, reached);
+  result.problem = modifierProblem(inst, formPtrs, matcherPtrs, reached);
+  return result;
+}
+
+std::optional<Problem> checkInst(const InstView &inst, const ModuleView &module,
+                                 const ModifierMatch &match) {
+  if (match.problem)
+    return match.problem;
+  std::optional<Attempt> best;
+  const TargetDesc *target = lookupTarget(module.target);
+  for (const ModifierMatch::Match &m : match.matches) {
+    Attempt a = FormMatcher(m, inst, module, target).checkRest();
+    if (a.stage == Valid)
+      return std::nullopt;
+    if (!best || a.stage > best->stage)
+      best = std::move(a);
+  }
+  return best->problem;
+}
+
+std::optional<Problem> checkInst(const InstView &inst,
+                                 const ModuleView &module) {
+  return checkInst(inst, module, matchModifiers(inst.mnemonic, inst.modifiers));
 }
 
 std::optional<std::string> checkSpecialRegister(StringRef name,

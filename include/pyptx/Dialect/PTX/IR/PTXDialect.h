@@ -5,9 +5,12 @@
 
 #include "pyptx/Dialect/PTX/ISA/ISA.h"
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Dialect.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include <memory>
+#include <mutex>
 
 #include "pyptx/Dialect/PTX/IR/PTXDialect.h.inc"
 

@@ -35,6 +35,16 @@ def PTX_Dialect : Dialect {
     /// How the verifier applies the PTX ISA description (pyptx-opt and
     /// pyptx-translate set it with --pyptx-isa).
     ::pyptx::ptxisa::Policy isaPolicy = ::pyptx::ptxisa::Policy::Strict;
+
+    /// The ISA verifier's modifier matches, by opcode (the uniqued mnemonic
+    /// and modifiers attributes): an opcode is matched once per context.
+    /// Ops verify on several threads, hence the lock.
+    const ::pyptx::ptxisa::ModifierMatch &
+    getModifierMatch(::mlir::StringAttr mnemonic, ::mlir::ArrayAttr modifiers);
+    ::llvm::DenseMap<std::pair<const void *, const void *>,
+                     std::unique_ptr<::pyptx::ptxisa::ModifierMatch>>
+        modifierMatches;
+    std::mutex modifierMatchesLock;
   }];
 }
 

@@ -16,6 +16,13 @@
 
 include "pyptx/Dialect/PTX/ISA/ISABase.td"
 
+// The shapes of mov's pack and unpack forms.
+class DM_MovShape<string type, int len, string elem> {
+  string Type = type;
+  int Len = len;
+  string Elem = elem;
+}
+
 // Targets of the sm_100a/sm_120a block-scaled formats (.e2m1x2, .e2m3x2,
 // .e3m2x2, .ue8m0x2, ldmatrix .b8 / stmatrix .m16n8): the "a" targets from PTX
 // ISA 8.6, the "f" families from 8.8.
@@ -94,24 +101,28 @@ def DM_MOV_B128 : Inst<"mov", [Group<"type", ["b128"]>],
 }
 // Packing: mov.b64 %rd, {%r1, %r2}; mov.b32 %r, {%h1, %h2} or four bytes;
 // mov.b16 %h, {%b1, %b2}; mov.b128 %q, {%rd1, %rd2} or four 32-bit registers.
-def DM_MOV_PACK : Inst<"mov", [Group<"type", ["b16", "b32", "b64"]>],
-                       [Reg<"$type">, Vec<"">]> {
-  let Summary = "d = the concatenation of the vector's elements";
-}
-def DM_MOV_PACK_B128 : Inst<"mov", [Group<"type", ["b128"]>],
-                            [Reg<"$type">, Vec<"">]> {
-  let Summary = "d = the concatenation of the vector's elements, 128 bits";
-  let MinPTX = 83; let MinSM = 70;
+// Two halves or four quarters, by size: `mov.b64 %rd, {%r1, %r2, %r3}` is
+// refused ("Illegal vector size: 3"), and so is `mov.b32 %r, {4 x .b16}`.
+foreach shape = [DM_MovShape<"b16", 2, "b8">, DM_MovShape<"b32", 2, "b16">,
+                 DM_MovShape<"b32", 4, "b8">, DM_MovShape<"b64", 2, "b32">,
+                 DM_MovShape<"b64", 4, "b16">, DM_MovShape<"b128", 2, "b64">,
+                 DM_MovShape<"b128", 4, "b32">] in {
+defvar type = shape.Type;
+defvar len = shape.Len;
+defvar elem = shape.Elem;
+def DM_MOV_PACK_ # type # _ # len
+    : Inst<"mov", [Group<"type", [type]>], [Reg<"$type">, Vec<elem, len>]> {
+  let Summary = "d = the concatenation of the vector's " # len # " elements";
+  let MinPTX = !if(!eq(type, "b128"), 83, 10);
+  let MinSM = !if(!eq(type, "b128"), 70, 20);
 }
 // Unpacking: mov.b64 {%r1, %r2}, %rd (an element may be `_`).
-def DM_MOV_UNPACK : Inst<"mov", [Group<"type", ["b16", "b32", "b64"]>],
-                         [Vec<"">, Reg<"$type">]> {
-  let Summary = "the vector's elements = the pieces of a";
+def DM_MOV_UNPACK_ # type # _ # len
+    : Inst<"mov", [Group<"type", [type]>], [Vec<elem, len>, Reg<"$type">]> {
+  let Summary = "the vector's " # len # " elements = the pieces of a";
+  let MinPTX = !if(!eq(type, "b128"), 83, 10);
+  let MinSM = !if(!eq(type, "b128"), 70, 20);
 }
-def DM_MOV_UNPACK_B128 : Inst<"mov", [Group<"type", ["b128"]>],
-                              [Vec<"">, Reg<"$type">]> {
-  let Summary = "the vector's elements = the pieces of a, 128 bits";
-  let MinPTX = 83; let MinSM = 70;
 }
 
 //===----------------------------------------------------------------------===//

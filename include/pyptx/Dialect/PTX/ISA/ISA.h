@@ -145,9 +145,26 @@ struct Problem {
   int operand = -1;
 };
 
+/// The forms that take an opcode's modifiers, with the modifier each of
+/// their groups took (-1: none); or, when no form does, why. It depends on
+/// the opcode alone, so a caller may keep one per opcode.
+struct ModifierMatch {
+  struct Match {
+    const FormDesc *form;
+    llvm::SmallVector<int8_t, 8> taken;
+  };
+  llvm::SmallVector<Match, 2> matches;
+  std::optional<Problem> problem;
+};
+ModifierMatch matchModifiers(llvm::StringRef mnemonic,
+                             llvm::ArrayRef<llvm::StringRef> modifiers);
+
 /// Checks an instruction against the ISA; std::nullopt when it is valid.
 std::optional<Problem> checkInst(const InstView &inst,
                                  const ModuleView &module);
+/// The same, given the match of its opcode's modifiers.
+std::optional<Problem> checkInst(const InstView &inst, const ModuleView &module,
+                                 const ModifierMatch &match);
 
 /// Checks a module's `.target` and `.version` against each other.
 std::optional<std::string> checkTarget(const ModuleView &module);
