@@ -45,6 +45,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_tools import find_translate  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 DEFAULT_CORPORA = [os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus", "pyptx")),
@@ -784,15 +787,9 @@ def main():
     ap.add_argument("corpora", nargs="*", default=DEFAULT_CORPORA)
     args = ap.parse_args()
 
-    tool = args.bin
-    if os.path.isdir(tool):
-        tool = os.path.join(tool, "pyptx-translate")
-    for _ in range(30):   # the binary may be briefly missing during a rebuild
-        if os.access(tool, os.X_OK):
-            break
-        time.sleep(2)
-    else:
-        print(f"fuzz: {tool} not found", file=sys.stderr)
+    tool = find_translate(args.bin)
+    if not tool:
+        print(f"fuzz: pyptx-translate not found ({args.bin})", file=sys.stderr)
         return 2
 
     seeds = load_seeds(args.corpora, args.max_size)

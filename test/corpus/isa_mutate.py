@@ -64,6 +64,9 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from corpus_tools import find_translate  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
@@ -696,15 +699,9 @@ def main():
     bad = [k for k in kinds if k not in KINDS]
     if bad or not kinds:
         ap.error(f"unknown kind(s) {', '.join(bad)}; kinds: {', '.join(KINDS)}")
-    tool = args.bin
-    if os.path.isdir(tool):
-        tool = os.path.join(tool, "pyptx-translate")
-    for _ in range(30):   # the binary may be briefly missing during a rebuild
-        if os.access(tool, os.X_OK):
-            break
-        time.sleep(2)
-    else:
-        print(f"isa-mutate: {tool} not found", file=sys.stderr)
+    tool = find_translate(args.bin)
+    if not tool:
+        print(f"isa-mutate: pyptx-translate not found ({args.bin})", file=sys.stderr)
         return 2
     if not os.access(args.ptxas, os.X_OK):
         print(f"isa-mutate: ptxas not found ({args.ptxas})", file=sys.stderr)

@@ -147,16 +147,6 @@ std::string describeAccepted(const TypeInfo &t, bool relaxed) {
   }
 }
 
-std::string join(ArrayRef<StringLiteral> names, StringRef sep) {
-  std::string out;
-  for (StringRef n : names) {
-    if (!out.empty())
-      out += sep;
-    out += n;
-  }
-  return out;
-}
-
 //===----------------------------------------------------------------------===//
 // Matching one form
 //===----------------------------------------------------------------------===//
@@ -625,7 +615,7 @@ std::optional<std::string> targetShortfall(const TargetDesc &target,
     if (is_contained(archs, target.name))
       return std::nullopt;
     return archs.size() == 1 ? archs.front().str()
-                             : "one of " + join(archs, ", ");
+                             : "one of " + llvm::join(archs, ", ");
   }
   if (target.sm < minSM)
     return "sm_" + std::to_string(minSM) + " or newer";
@@ -730,18 +720,19 @@ Problem modifierProblem(const InstView &inst,
     }
   }
   std::string message = "'" + opcode + "' ";
+  auto expectedList = [&] {
+    if (expected.empty())
+      return std::string();
+    return "; expected " + std::string(expected.size() > 1 ? "one of " : "") +
+           listValues(expected);
+  };
   if (token.empty()) {
     message += "is incomplete; expected one more modifier: " +
                listValues(expected);
   } else if (is_contained(inst.modifiers.take_front(reached), token)) {
     message += "repeats modifier '." + token.str() + "'";
   } else if (!knownAnywhere) {
-    message += "has unknown modifier '." + token.str() + "'";
-    if (!expected.empty())
-      message += "; expected " + std::string(expected.size() > 1
-                                                 ? "one of "
-                                                 : "") +
-                 listValues(expected);
+    message += "has unknown modifier '." + token.str() + "'" + expectedList();
   } else {
     // A known modifier in the wrong place: say where it goes when it belongs
     // to a group before the one that took an earlier modifier.
@@ -764,12 +755,7 @@ Problem modifierProblem(const InstView &inst,
                  "' out of order: it goes before '." + before + "'";
     else
       message += "cannot take modifier '." + token.str() + "' here" +
-                 (expected.empty() ? std::string()
-                                   : "; expected " +
-                                         std::string(expected.size() > 1
-                                                         ? "one of "
-                                                         : "") +
-                                         listValues(expected));
+                 expectedList();
   }
   return Problem{Problem::Modifiers, message, -1};
 }
