@@ -14,8 +14,6 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/StringSaver.h"
 
-#include <functional>
-
 using namespace mlir;
 using namespace pyptx;
 
@@ -1811,6 +1809,10 @@ private:
 };
 } // namespace
 
+static void collectAddressParts(InstOp op, Attribute part,
+                                llvm::StringSaver *names,
+                                std::vector<ptxisa::OperandView> &parts);
+
 /// The ISA library's view of one operand; register names only when asked
 /// (for a message).
 static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
@@ -1848,18 +1850,9 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
   } else if (isa<SymbolRefAttr>(attr)) {
     view.shape = V::Symbol;
   } else if (auto addr = dyn_cast<AddrAttr>(attr)) {
-    // The registers that form the address (not a tensor's coordinates).
     view.shape = V::Address;
-    std::function<void(Attribute)> collect = [&](Attribute part) {
-      if (isa<RegRefAttr, VectorAttr>(part))
-        view.elements.push_back(viewOperand(op, part, names));
-      else if (auto binary = dyn_cast<BinaryAttr>(part)) {
-        collect(binary.getLhs());
-        collect(binary.getRhs());
-      }
-    };
     for (Attribute part : addr.getElements())
-      collect(part);
+      collectAddressParts(op, part, names, view.elements);
   } else if (auto vector = dyn_cast<VectorAttr>(attr)) {
     view.shape = V::Vector;
     for (Attribute element : vector.getElements())
@@ -1874,6 +1867,19 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
     view.shape = V::Sink;
   }
   return view;
+}
+
+/// The registers that form an address, and the vector of a tensor's
+/// coordinates, as the address's elements.
+static void collectAddressParts(InstOp op, Attribute part,
+                                llvm::StringSaver *names,
+                                std::vector<ptxisa::OperandView> &parts) {
+  if (isa<RegRefAttr, VectorAttr>(part)) {
+    parts.push_back(viewOperand(op, part, names));
+  } else if (auto binary = dyn_cast<BinaryAttr>(part)) {
+    collectAddressParts(op, binary.getLhs(), names, parts);
+    collectAddressParts(op, binary.getRhs(), names, parts);
+  }
 }
 
 /// Checks the instruction against the PTX ISA description (ISA.td), for the
