@@ -44,6 +44,20 @@ if [[ ! -x /usr/lib/llvm-22/bin/mlir-tblgen ]]; then
   exit 1
 fi
 
+# Python: the module builds against the python3 on PATH, and the pytest suite
+# needs pytest and numpy (pip, into that Python, only what is missing).
+py_missing=()
+for mod in pybind11 pytest numpy; do
+  python3 -c "import $mod" 2>/dev/null || py_missing+=("$mod")
+done
+if ((${#py_missing[@]})); then
+  echo "setup: pip installing ${py_missing[*]} for $(python3 --version)"
+  if ! python3 -m pip install --quiet "${py_missing[@]}"; then
+    echo "setup: error: pip install ${py_missing[*]} failed" >&2
+    exit 1
+  fi
+fi
+
 # ptxas is optional: without it, the tests that assemble PTX are reported as
 # unsupported by lit rather than passed.
 if command -v ptxas >/dev/null || [[ -x /usr/local/cuda/bin/ptxas ]]; then

@@ -1,0 +1,596 @@
+//===- PyPTXModule.cpp - pyptx._native: a builder over the dialect --------===//
+//
+// The Python DSL's only way into the dialect (python/pyptx/_native.pyi is the
+// contract). MLIR never sees a C++ exception: its diagnostics are collected
+// while it runs, and the binding raises PTXError once MLIR has returned.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyptx/Dialect/PTX/IR/PTX.h"
+#include "pyptx/Target/PTX/Export.h"
+#include "pyptx/Target/PTX/Import.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cstring>
+
+namespace py = pybind11;
+using namespace mlir;
+using namespace pyptx;
+
+namespace {
+
+/// PTXError, created at module import.
+PyObject *ptxErrorType = nullptr;
+
+/// Collects a context's diagnostics while MLIR runs.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext *ctx)
+      : handler(ctx, [this](Diagnostic &diag) {
+          record(diag);
+          for (Diagnostic &note : diag.getNotes())
+            record(note);
+          return success();
+        }) {}
+
+  /// Raises PTXError with what was collected (or `fallback` if nothing).
+  [[noreturn]] void raise(const std::string &fallback) {
+    py::list list;
+    std::string text;
+    for (auto &[severity, file, line, column, message] : entries) {
+      list.append(py::make_tuple(severity, file, line, column, message));
+      if (!text.empty())
+        text += "\n";
+      if (!file.empty())
+        text += file + ":" + std::to_string(line) + ":" +
+                std::to_string(column) + ": ";
+      text += severity + ": " + message;
+    }
+    if (text.empty())
+      text = fallback;
+    py::object error = py::reinterpret_borrow<py::object>(ptxErrorType)(text);
+    error.attr("diagnostics") = list;
+    PyErr_SetObject(ptxErrorType, error.ptr());
+    throw py::error_already_set();
+  }
+
+private:
+  void record(Diagnostic &diag) {
+    std::string severity = diag.getSeverity() == DiagnosticSeverity::Error
+                               ? "error"
+                           : diag.getSeverity() == DiagnosticSeverity::Warning
+                               ? "warning"
+                           : diag.getSeverity() == DiagnosticSeverity::Note
+                               ? "note"
+                               : "remark";
+    std::string file;
+    unsigned line = 0, column = 0;
+    if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation())) {
+      file = loc.getFilename().str();
+      line = loc.getLine();
+      column = loc.getColumn();
+    }
+    entries.emplace_back(severity, file, line, column, diag.str());
+  }
+
+  ScopedDiagnosticHandler handler;
+  std::vector<std::tuple<std::string, std::string, unsigned, unsigned,
+                         std::string>>
+      entries;
+};
+
+std::unique_ptr<MLIRContext> makeContext(ptxisa::Policy policy) {
+  DialectRegistry registry;
+  registry.insert<PTXDialect>();
+  auto ctx = std::make_unique<MLIRContext>(registry,
+                                           MLIRContext::Threading::DISABLED);
+  ctx->getOrLoadDialect<PTXDialect>()->isaPolicy = policy;
+  ctx->printOpOnDiagnostic(false);
+  return ctx;
+}
+
+ptxisa::Policy parsePolicy(const std::string &name) {
+  if (name == "strict")
+    return ptxisa::Policy::Strict;
+  if (name == "warn-unknown")
+    return ptxisa::Policy::WarnUnknown;
+  if (name == "off")
+    return ptxisa::Policy::Off;
+  throw py::value_error("isa_policy must be 'strict', 'warn-unknown' or "
+                        "'off', got '" + name + "'");
+}
+
+Type registerType(MLIRContext *ctx, const std::string &name, unsigned vec) {
+  if (name == "pred")
+    return PredType::get(ctx);
+  std::optional<ScalarType> scalar = symbolizeScalarType(name);
+  if (!scalar || *scalar == ScalarType::pred)
+    throw py::value_error("'" + name + "' is not a PTX register type");
+  return RegType::get(ctx, *scalar, vec);
+}
+
+/// A Python str as a StringRef, without a copy.
+StringRef strRef(py::handle h) {
+  Py_ssize_t size;
+  const char *data = PyUnicode_AsUTF8AndSize(h.ptr(), &size);
+  if (!data)
+    throw py::error_already_set();
+  return StringRef(data, size);
+}
+
+/// One module under construction.
+class ModuleBuilder {
+public:
+  ModuleBuilder(std::pair<unsigned, unsigned> version,
+                const std::string &target, unsigned addressSize,
+                const std::string &policy)
+      : ctx(makeContext(parsePolicy(policy))), builder(ctx.get()) {
+    module = ModuleOp::create(builder, UnknownLoc::get(ctx.get()),
+                              version.first, version.second,
+                              ArrayRef<StringRef>{target}, addressSize);
+  }
+
+  unsigned addFunction(const std::string &name, bool entry,
+                       const std::vector<std::pair<std::string, std::string>>
+                           &params,
+                       const std::vector<std::pair<std::string,
+                                                   std::vector<int64_t>>>
+                           &directives,
+                       const std::string &linkage, py::tuple loc) {
+    MLIRContext *c = ctx.get();
+    SmallVector<Attribute> paramAttrs;
+    for (auto &[pname, ptype] : params) {
+      std::optional<ScalarType> scalar = symbolizeScalarType(ptype);
+      if (!scalar)
+        throw py::value_error("'" + ptype + "' is not a PTX type");
+      paramAttrs.push_back(ParamAttr::get(c, StringAttr::get(c, pname),
+                                          StateSpace::param, *scalar, 1, 0,
+                                          false, StateSpace::reg, 0, {}));
+    }
+    SmallVector<Attribute> directiveAttrs;
+    for (auto &[dname, values] : directives) {
+      SmallVector<Attribute> valueAttrs;
+      for (int64_t v : values)
+        valueAttrs.push_back(ImmAttr::get(c, v, IntFormat::dec, false));
+      directiveAttrs.push_back(DirectiveAttr::get(
+          c, StringAttr::get(c, dname), ArrayAttr::get(c, valueAttrs)));
+    }
+    std::optional<Linkage> link = symbolizeLinkage(linkage);
+    if (!link)
+      throw py::value_error("unknown linkage '" + linkage + "'");
+    builder.setInsertionPointToEnd(module->getBodyBlock());
+    auto func = FuncOp::create(
+        builder, location(loc), name,
+        entry ? FuncKind::entry : FuncKind::func, *link,
+        ArrayAttr::get(c, paramAttrs), ArrayAttr::get(c, {}),
+        ArrayAttr::get(c, directiveAttrs));
+    Function &f = functions.emplace_back();
+    f.op = func;
+    f.scopes.push_back(func.addEntryBlock());
+    return functions.size() - 1;
+  }
+
+  void addShared(unsigned funcId, const std::string &name,
+                 const std::string &type, int64_t count, unsigned align,
+                 bool external, py::tuple loc) {
+    Function &f = function(funcId);
+    std::optional<ScalarType> scalar = symbolizeScalarType(type);
+    if (!scalar)
+      throw py::value_error("'" + type + "' is not a PTX type");
+    MLIRContext *c = ctx.get();
+    if (external)
+      builder.setInsertionPoint(f.op);
+    else
+      builder.setInsertionPointToStart(&f.op.getBody().front());
+    auto u32 = [&](unsigned v) {
+      return IntegerAttr::get(IntegerType::get(c, 32, IntegerType::Unsigned),
+                              v);
+    };
+    VarOp::create(builder, location(loc), StringAttr::get(c, name),
+                  StateSpaceAttr::get(c, StateSpace::shared),
+                  LinkageAttr::get(c, external ? Linkage::extern_
+                                               : Linkage::none),
+                  u32(align), ScalarTypeAttr::get(c, *scalar), u32(1),
+                  DenseI64ArrayAttr::get(c, {external ? -1 : count}),
+                  Attribute(), ArrayAttr());
+  }
+
+  unsigned reg(unsigned funcId, const std::string &type,
+               const std::string &prefix, unsigned vec) {
+    Function &f = function(funcId);
+    Type t = registerType(ctx.get(), type, vec);
+    auto [index, added] = f.prefixIndex.try_emplace(prefix, f.prefixes.size());
+    if (added)
+      f.prefixes.emplace_back(prefix, Prefix());
+    Prefix &p = f.prefixes[index->second].second;
+    if (p.values.empty())
+      p.type = t;
+    else if (p.type != t)
+      throw py::value_error("register prefix '" + prefix +
+                            "' already holds another type");
+    // A placeholder of its own until finish() declares each prefix at once.
+    builder.setInsertionPointToStart(&f.op.getBody().front());
+    MLIRContext *c = ctx.get();
+    auto op = RegOp::create(
+        builder, UnknownLoc::get(c), TypeRange{t}, TypeAttr::get(t),
+        ArrayAttr::get(c, {StringAttr::get(c, prefix +
+                                                  std::to_string(
+                                                      p.values.size()))}),
+        DenseI64ArrayAttr::get(c, {-1}));
+    p.values.push_back(op.getResult(0));
+    registers.push_back(op.getResult(0));
+    dirty = true;
+    return registers.size() - 1;
+  }
+
+  unsigned sreg(unsigned funcId, const std::string &name) {
+    Function &f = function(funcId);
+    auto [it, inserted] = f.specialRegisters.try_emplace(name, 0);
+    if (!inserted)
+      return it->second;
+    unsigned width = getSpecialRegisterWidth(name);
+    if (!width)
+      throw py::value_error("'" + name + "' is not a PTX special register");
+    MLIRContext *c = ctx.get();
+    Type type = width == 1    ? Type(PredType::get(c))
+                : width == 64 ? Type(RegType::get(c, ScalarType::u64))
+                              : Type(RegType::get(c, ScalarType::u32));
+    builder.setInsertionPointToStart(&f.op.getBody().front());
+    auto op = SRegOp::create(builder, UnknownLoc::get(c), type, name);
+    registers.push_back(op.getResult());
+    it->second = registers.size() - 1;
+    return it->second;
+  }
+
+  void inst(unsigned funcId, py::handle opcodeObj, py::handle operandsObj,
+            int guard, bool negated, py::tuple loc) {
+    Function &f = function(funcId);
+    MLIRContext *c = ctx.get();
+    StringRef opcode = strRef(opcodeObj);
+    auto [cached, inserted] = opcodes.try_emplace(opcode);
+    if (inserted) {
+      SmallVector<StringRef, 8> parts;
+      opcode.split(parts, '.');
+      if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
+        throw py::value_error("malformed opcode '" + opcode.str() + "'");
+      SmallVector<Attribute, 8> modifiers;
+      for (StringRef part : ArrayRef(parts).drop_front())
+        modifiers.push_back(StringAttr::get(c, part));
+      cached->second = {StringAttr::get(c, parts.front()),
+                        ArrayAttr::get(c, modifiers)};
+    }
+    SmallVector<Value, 8> args;
+    SmallVector<Attribute, 8> operands;
+    for (py::handle operand : py::reinterpret_borrow<py::sequence>(operandsObj))
+      operands.push_back(convert(operand, args));
+    builder.setInsertionPointToEnd(f.scopes.back());
+    InstOp::create(builder, location(loc),
+                   guard < 0 ? Value() : value(guard), args,
+                   negated ? builder.getUnitAttr() : UnitAttr(),
+                   cached->second.first, cached->second.second,
+                   ArrayAttr::get(c, operands), IntegerAttr(), IntegerAttr(),
+                   IntegerAttr());
+    ++numInstructions;
+  }
+
+  void label(unsigned funcId, const std::string &name, py::tuple loc) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToEnd(f.scopes.back());
+    LabelOp::create(builder, location(loc), StringAttr::get(ctx.get(), name));
+  }
+
+  void openScope(unsigned funcId, py::tuple loc) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToEnd(f.scopes.back());
+    auto scope = ScopeOp::create(builder, location(loc));
+    scope.getBody().push_back(new Block());
+    f.scopes.push_back(scope.getBodyBlock());
+  }
+
+  void closeScope(unsigned funcId) {
+    Function &f = function(funcId);
+    if (f.scopes.size() == 1)
+      throw py::value_error("close_scope without an open scope");
+    f.scopes.pop_back();
+  }
+
+  void locDirective(unsigned funcId, unsigned file, unsigned line,
+                    unsigned column) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToEnd(f.scopes.back());
+    auto u32 = [&](unsigned v) {
+      return IntegerAttr::get(
+          IntegerType::get(ctx.get(), 32, IntegerType::Unsigned), v);
+    };
+    LocOp::create(builder, UnknownLoc::get(ctx.get()), u32(file), u32(line),
+                  u32(column), FlatSymbolRefAttr(), DenseI64ArrayAttr());
+  }
+
+  void addFile(unsigned index, const std::string &path) {
+    // .file lines come first in the module, in index order.
+    Block *body = module->getBodyBlock();
+    auto it = body->begin();
+    while (it != body->end() && isa<FileOp>(*it))
+      ++it;
+    builder.setInsertionPoint(body, it);
+    FileOp::create(builder, UnknownLoc::get(ctx.get()), index, path,
+                   IntegerAttr(), IntegerAttr());
+  }
+
+  void verify() {
+    finish();
+    DiagnosticCollector diagnostics(ctx.get());
+    if (failed(mlir::verify(*module)))
+      diagnostics.raise("the module does not verify");
+  }
+
+  std::string ptx() {
+    verify();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    DiagnosticCollector diagnostics(ctx.get());
+    if (failed(exportPTX(*module, os)))
+      diagnostics.raise("PTX export failed");
+    return text;
+  }
+
+  std::string mlirText() {
+    finish();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os, OpPrintingFlags().enableDebugInfo(true, false)
+                          .assumeVerified());
+    return text;
+  }
+
+  unsigned getNumInstructions() const { return numInstructions; }
+
+private:
+  struct Prefix {
+    Type type;
+    SmallVector<Value> values;
+  };
+  struct Function {
+    FuncOp op;
+    SmallVector<Block *> scopes;
+    /// Register prefixes in the order of their first register.
+    std::vector<std::pair<std::string, Prefix>> prefixes;
+    llvm::StringMap<unsigned> prefixIndex;
+    llvm::StringMap<unsigned> specialRegisters;
+  };
+
+  Function &function(unsigned id) {
+    if (id >= functions.size())
+      throw py::index_error("no function " + std::to_string(id));
+    return functions[id];
+  }
+
+  Value value(int id) {
+    if (id < 0 || size_t(id) >= registers.size())
+      throw py::index_error("no register " + std::to_string(id));
+    return registers[id];
+  }
+
+  Location location(py::tuple loc) {
+    if (loc.size() != 3)
+      throw py::value_error("a location is (file, line, column)");
+    unsigned line = loc[1].cast<unsigned>();
+    if (!line)
+      return UnknownLoc::get(ctx.get());
+    StringRef file = strRef(loc[0]);
+    auto [it, inserted] = files.try_emplace(file);
+    if (inserted)
+      it->second = StringAttr::get(ctx.get(), file);
+    return FileLineColLoc::get(it->second, line, loc[2].cast<unsigned>());
+  }
+
+  /// One tagged operand tuple as an operand attribute; registers it names
+  /// are appended to `args`.
+  Attribute convert(py::handle operand, SmallVectorImpl<Value> &args) {
+    MLIRContext *c = ctx.get();
+    if (!PyTuple_Check(operand.ptr()) || PyTuple_GET_SIZE(operand.ptr()) < 1)
+      throw py::type_error("an operand is a tagged tuple, got " +
+                           py::repr(operand).cast<std::string>());
+    auto item = [&](Py_ssize_t i) {
+      if (i >= PyTuple_GET_SIZE(operand.ptr()))
+        throw py::type_error("operand " +
+                             py::repr(operand).cast<std::string>() +
+                             " lacks an element");
+      return py::handle(PyTuple_GET_ITEM(operand.ptr(), i));
+    };
+    StringRef tag = strRef(item(0));
+    auto list = [&](Py_ssize_t i) {
+      SmallVector<Attribute, 4> elements;
+      for (py::handle e : py::reinterpret_borrow<py::sequence>(item(i)))
+        elements.push_back(convert(e, args));
+      return elements;
+    };
+    if (tag == "r") {
+      args.push_back(value(item(1).cast<int>()));
+      StringRef component =
+          PyTuple_GET_SIZE(operand.ptr()) > 2 ? strRef(item(2)) : "";
+      return RegRefAttr::get(c, args.size() - 1, component);
+    }
+    if (tag == "i") {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(item(1).ptr(), &overflow);
+      if (v == -1 && PyErr_Occurred())
+        throw py::error_already_set();
+      if (!overflow)
+        return ImmAttr::get(c, int64_t(v), IntFormat::dec, false);
+      // 2^63 .. 2^64 - 1: PTX's unsigned 64-bit immediates.
+      unsigned long long u = PyLong_AsUnsignedLongLong(item(1).ptr());
+      if (PyErr_Occurred())
+        throw py::error_already_set();
+      return ImmAttr::get(c, uint64_t(u), false, IntFormat::dec, false, 0);
+    }
+    if (tag == "f32") {
+      float f = item(1).cast<float>();
+      return FloatImmAttr::get(c, llvm::bit_cast<uint32_t>(f), false, false,
+                               false);
+    }
+    if (tag == "f64") {
+      double d = item(1).cast<double>();
+      return FloatImmAttr::get(c, llvm::bit_cast<uint64_t>(d), true, false,
+                               false);
+    }
+    if (tag == "s")
+      return FlatSymbolRefAttr::get(c, strRef(item(1)));
+    if (tag == "a")
+      return AddrAttr::get(c, list(1));
+    if (tag == "v")
+      return VectorAttr::get(c, list(1));
+    if (tag == "p")
+      return ParenAttr::get(c, list(1));
+    if (tag == "!")
+      return NotAttr::get(c, convert(item(1), args));
+    if (tag == "_")
+      return SinkAttr::get(c);
+    static const char *const binaryOps[] = {"+", "-", "*",  "/", "%", "<<",
+                                            ">>", "&", "|", "^"};
+    if (llvm::is_contained(binaryOps, tag)) {
+      Attribute lhs = convert(item(1), args);
+      Attribute rhs = convert(item(2), args);
+      return BinaryAttr::get(c, tag, lhs, rhs);
+    }
+    throw py::value_error("unknown operand tag '" + tag.str() + "'");
+  }
+
+  /// Declares each register prefix once, at the top of its function:
+  /// `.reg .f32 %f<12>;`.
+  void finish() {
+    if (!dirty)
+      return;
+    MLIRContext *c = ctx.get();
+    for (Function &f : functions) {
+      Block &body = f.op.getBody().front();
+      builder.setInsertionPointToStart(&body);
+      for (auto &[prefix, p] : f.prefixes) {
+        SmallVector<Type> types(p.values.size(), p.type);
+        auto declared = RegOp::create(
+            builder, UnknownLoc::get(c), types, TypeAttr::get(p.type),
+            ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
+            DenseI64ArrayAttr::get(c, {int64_t(p.values.size())}));
+        for (auto [i, old] : llvm::enumerate(p.values)) {
+          Operation *owner = old.getDefiningOp();
+          old.replaceAllUsesWith(declared.getResult(i));
+          for (Value &id : registers)
+            if (id == old)
+              id = declared.getResult(i);
+          p.values[i] = declared.getResult(i);
+          if (owner->use_empty())
+            owner->erase();
+        }
+      }
+    }
+    dirty = false;
+  }
+
+  std::unique_ptr<MLIRContext> ctx;
+  OpBuilder builder;
+  OwningOpRef<ModuleOp> module;
+  std::vector<Function> functions;
+  std::vector<Value> registers;
+  llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
+  llvm::StringMap<StringAttr> files;
+  unsigned numInstructions = 0;
+  bool dirty = false;
+};
+
+std::string importText(const std::string &text, const std::string &filename) {
+  auto ctx = makeContext(ptxisa::Policy::Strict);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, filename), llvm::SMLoc());
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx.get());
+  if (!op || failed(mlir::verify(*op)))
+    diagnostics.raise("import failed");
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  op->print(os);
+  return out;
+}
+
+std::string exportText(const std::string &mlirText) {
+  auto ctx = makeContext(ptxisa::Policy::Strict);
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op =
+      parseSourceString(mlirText, ParserConfig(ctx.get()));
+  if (!op)
+    diagnostics.raise("the MLIR text does not parse");
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (failed(exportPTX(op.get(), os)))
+    diagnostics.raise("PTX export failed");
+  return out;
+}
+
+} // namespace
+
+PYBIND11_MODULE(_native, m) {
+  m.doc() = "pyptx's native builder over the pyptx MLIR dialect";
+  ptxErrorType = PyErr_NewExceptionWithDoc(
+      "pyptx._native.PTXError",
+      "Diagnostics of a failed verification, import or build step; "
+      "`diagnostics` lists (severity, file, line, column, message).",
+      PyExc_RuntimeError, nullptr);
+  m.attr("PTXError") = py::handle(ptxErrorType);
+
+  py::class_<ModuleBuilder>(m, "Module")
+      .def(py::init<std::pair<unsigned, unsigned>, const std::string &,
+                    unsigned, const std::string &>(),
+           py::arg("version"), py::arg("target"), py::arg("address_size") = 64,
+           py::arg("isa_policy") = "strict")
+      .def("add_function", &ModuleBuilder::addFunction, py::arg("name"),
+           py::arg("entry") = true,
+           py::arg("params") =
+               std::vector<std::pair<std::string, std::string>>{},
+           py::arg("directives") =
+               std::vector<std::pair<std::string, std::vector<int64_t>>>{},
+           py::arg("linkage") = "visible",
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("add_shared", &ModuleBuilder::addShared, py::arg("func"),
+           py::arg("name"), py::arg("type"), py::arg("count"),
+           py::arg("align") = 16, py::arg("extern") = false,
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("reg", &ModuleBuilder::reg, py::arg("func"), py::arg("type"),
+           py::arg("prefix"), py::arg("vec") = 1)
+      .def("sreg", &ModuleBuilder::sreg, py::arg("func"), py::arg("name"))
+      .def("inst", &ModuleBuilder::inst, py::arg("func"), py::arg("opcode"),
+           py::arg("operands"), py::arg("guard") = -1,
+           py::arg("negated") = false,
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("label", &ModuleBuilder::label, py::arg("func"), py::arg("name"),
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("open_scope", &ModuleBuilder::openScope, py::arg("func"),
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("close_scope", &ModuleBuilder::closeScope, py::arg("func"))
+      .def("loc_directive", &ModuleBuilder::locDirective, py::arg("func"),
+           py::arg("file_index"), py::arg("line"), py::arg("column"))
+      .def("add_file", &ModuleBuilder::addFile, py::arg("index"),
+           py::arg("path"))
+      .def("verify", &ModuleBuilder::verify)
+      .def("ptx", &ModuleBuilder::ptx)
+      .def("mlir", &ModuleBuilder::mlirText)
+      .def_property_readonly("num_instructions",
+                             &ModuleBuilder::getNumInstructions);
+
+  m.def("import_ptx", &importText, py::arg("text"),
+        py::arg("filename") = "<ptx>");
+  m.def("export_ptx", &exportText, py::arg("mlir"));
+}

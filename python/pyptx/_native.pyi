@@ -1,0 +1,123 @@
+"""The native module (C++, pybind11): a builder over the pyptx MLIR dialect.
+
+This stub is the contract between the C++ side (lib/Bindings/Python/) and
+the pure-Python DSL. Everything PTX-specific the DSL emits goes through it;
+every op gets the Python caller's location.
+
+Operands of `Module.inst` are tagged tuples:
+    ("r", reg_id)              a register (reg_id from Module.reg/sreg)
+    ("r", reg_id, "x")         a vector register's component
+    ("i", value)               an integer immediate (Python int, -2**63..2**64-1)
+    ("f32", value)             a float immediate, printed 0fXXXXXXXX
+    ("f64", value)             a double immediate, printed 0dXXXXXXXXXXXXXXXX
+    ("s", "name")              a symbol: variable, parameter, label or function
+    ("a", [operand, ...])      an address [a], [a+16], [tmap, {x, y}]
+    ("v", [operand, ...])      a vector {a, b, c, d}
+    ("p", [operand, ...])      a parenthesised list (a call's arguments)
+    ("!", operand)             !%p
+    ("_",)                     the sink _
+    (op, lhs, rhs)             a binary expression, op one of + - * / % << >> & | ^,
+                               e.g. ("+", ("r", 3), ("i", 16)) inside an address,
+                               ("|", ("r", p), ("r", q)) for setp's p|q
+Locations are (file, line, column); line 0 means unknown.
+"""
+from typing import Any, Sequence
+
+Operand = tuple
+Loc = tuple[str, int, int]
+
+
+class PTXError(Exception):
+    """Diagnostics of a failed verification, import or build step.
+
+    `diagnostics` lists (severity, file, line, column, message) tuples, errors
+    and their notes, in the order MLIR reported them; str(e) is their text."""
+    diagnostics: list[tuple[str, str, int, int, str]]
+
+
+class Module:
+    """One PTX module (`.version`, `.target`, `.address_size`) under
+    construction, in a context of its own."""
+
+    def __init__(self, version: tuple[int, int], target: str,
+                 address_size: int = 64, isa_policy: str = "strict") -> None:
+        """isa_policy: "strict", "warn-unknown" or "off" (see --pyptx-isa)."""
+
+    # -- module level -------------------------------------------------------
+    def add_function(self, name: str, entry: bool = True,
+                     params: Sequence[tuple[str, str]] = (),
+                     directives: Sequence[tuple[str, Sequence[int]]] = (),
+                     linkage: str = "visible", loc: Loc = ("", 0, 0)) -> int:
+        """Starts a function; returns its id. params: (name, type) of each
+        `.param` (type "u64", "b32", ...). directives: ("maxntid", [128, 1, 1]),
+        ("reqntid", [...]), ("reqnctapercluster", [2, 1, 1]),
+        ("explicitcluster", []), ("minnctapersm", [1]), ("maxnreg", [n]).
+        Instructions, registers and labels are added to the function's body,
+        in the innermost open scope."""
+
+    def add_shared(self, func: int, name: str, type: str, count: int,
+                   align: int = 16, extern: bool = False,
+                   loc: Loc = ("", 0, 0)) -> None:
+        """`.shared .align A .TYPE name[count];` in the function body (at its
+        top); extern=True gives `.extern .shared .align A .TYPE name[];` at
+        module level (count ignored)."""
+
+    # -- registers ----------------------------------------------------------
+    def reg(self, func: int, type: str, prefix: str, vec: int = 1) -> int:
+        """Declares one register of `type` ("f32", "pred", "b64", ...) in
+        function `func`; returns its id. Registers of one prefix are numbered
+        in creation order and declared together at the top of the function,
+        nvcc-style: `.reg .f32 %f<12>;` (prefix "%f")."""
+
+    def sreg(self, func: int, name: str) -> int:
+        """A special register ("%tid.x", "%ctaid.y", "%laneid", "%clock64",
+        ...) as a register id; its type comes from PTX."""
+
+    # -- statements ---------------------------------------------------------
+    def inst(self, func: int, opcode: str, operands: Sequence[Operand],
+             guard: int = -1, negated: bool = False,
+             loc: Loc = ("", 0, 0)) -> None:
+        """Appends one instruction: opcode "ld.global.v4.f32", operands as
+        above, an optional guard predicate register (@%p, or @!%p when
+        negated)."""
+
+    def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
+        """Appends `name:`."""
+
+    def open_scope(self, func: int, loc: Loc = ("", 0, 0)) -> None:
+        """Opens a `{ ... }` block; statements go into it until close_scope."""
+
+    def close_scope(self, func: int) -> None: ...
+
+    def loc_directive(self, func: int, file_index: int, line: int,
+                      column: int) -> None:
+        """Appends `.loc file line column` (lineinfo)."""
+
+    def add_file(self, index: int, path: str) -> None:
+        """`.file index "path"` at module level (lineinfo)."""
+
+    # -- results ------------------------------------------------------------
+    def verify(self) -> None:
+        """Runs the dialect's verifier (structure and ISA); raises PTXError."""
+
+    def ptx(self) -> str:
+        """The module as PTX text (verifies first; raises PTXError)."""
+
+    def mlir(self) -> str:
+        """The module as MLIR text (pyptx dialect), with locations."""
+
+    @property
+    def num_instructions(self) -> int: ...
+
+
+def import_ptx(text: str, filename: str = "<ptx>") -> str:
+    """Imports PTX text; returns the module as MLIR text; raises PTXError."""
+
+
+def export_ptx(mlir: str) -> str:
+    """Exports MLIR text of a pyptx module to PTX; raises PTXError."""
+
+
+# The ISA description's forms (pyptx-tblgen -gen-isa-python) ship as the
+# pure-Python module pyptx._isa_table (FORMS, TARGETS, SPECIAL_REGISTERS),
+# generated at build time, for the typed wrappers.
