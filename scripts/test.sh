@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test suite: lit (dialect, ISA verifier, import, export),
-# GoogleTest, the corpus round trips, the importer fuzzer, and the ISA
-# verifier against ptxas on mutants. The last line gives the combined counts.
+# GoogleTest, pytest (the Python package), the corpus round trips, the
+# importer fuzzer, the ISA coverage of the corpora and the ISA verifier
+# against ptxas on mutants. The last line gives the combined counts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -54,6 +55,15 @@ if ((${#corpora[@]})); then
   if [[ $fuzz_rc -ne 0 && $fuzz_failed -eq 0 ]]; then fuzz_failed=1; fi
 fi
 
+echo "== Python (pytest)"
+python3 -m pytest test/python -q -p no:cacheprovider 2>&1 | tee "$LOG"
+pytest_rc=${PIPESTATUS[0]}
+pytest_count() { tail -1 "$LOG" | grep -o "[0-9]* $1" | awk '{n+=$1} END {print n+0}'; }
+pytest_passed=$(pytest_count passed)
+pytest_failed=$(( $(pytest_count failed) + $(pytest_count error) ))
+pytest_skipped=$(pytest_count skipped)
+if [[ $pytest_rc -ne 0 && $pytest_failed -eq 0 ]]; then pytest_failed=1; fi
+
 echo "== ISA coverage of the corpora's opcodes"
 coverage_passed=0; coverage_failed=0
 if ((${#corpora[@]})); then
@@ -75,10 +85,10 @@ else
   echo "skipped: no corpus or no ptxas"; mutate_skipped=1
 fi
 
-passed=$((lit_passed + gtest_passed + corpus_passed + fuzz_passed + coverage_passed + mutate_passed))
-failed=$((lit_failed + gtest_failed + corpus_failed + fuzz_failed + coverage_failed + mutate_failed))
+passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + fuzz_passed + coverage_passed + mutate_passed))
+failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + fuzz_failed + coverage_failed + mutate_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
-skipped=$((lit_unsupported + mutate_skipped))
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
+skipped=$((lit_unsupported + pytest_skipped + mutate_skipped))
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

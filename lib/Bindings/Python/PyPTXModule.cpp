@@ -165,7 +165,7 @@ public:
     for (auto &[dname, values] : directives) {
       SmallVector<Attribute> valueAttrs;
       for (int64_t v : values)
-        valueAttrs.push_back(ImmAttr::get(c, v, IntFormat::dec, false));
+        valueAttrs.push_back(IntegerAttr::get(IntegerType::get(c, 64), v));
       directiveAttrs.push_back(DirectiveAttr::get(
           c, StringAttr::get(c, dname), ArrayAttr::get(c, valueAttrs)));
     }
@@ -478,13 +478,20 @@ private:
     MLIRContext *c = ctx.get();
     for (Function &f : functions) {
       Block &body = f.op.getBody().front();
-      builder.setInsertionPointToStart(&body);
+      Operation *previous = nullptr;
       for (auto &[prefix, p] : f.prefixes) {
+        // In order of first use. Each time anew: the op the builder stood
+        // before may be a placeholder erased below.
+        if (previous)
+          builder.setInsertionPointAfter(previous);
+        else
+          builder.setInsertionPointToStart(&body);
         SmallVector<Type> types(p.values.size(), p.type);
         auto declared = RegOp::create(
             builder, UnknownLoc::get(c), types, TypeAttr::get(p.type),
             ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
             DenseI64ArrayAttr::get(c, {int64_t(p.values.size())}));
+        previous = declared;
         for (auto [i, old] : llvm::enumerate(p.values)) {
           Operation *owner = old.getDefiningOp();
           old.replaceAllUsesWith(declared.getResult(i));

@@ -1,0 +1,188 @@
+"""The trace context: one native Module under construction, plus the few
+bits of Python state a trace needs (label counters, lineinfo files).
+
+All per-trace state lives in the TraceContext, never in module globals, so a
+kernel traced twice -- or after other kernels -- prints the same PTX.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+from pyptx.errors import KernelError, PyptxError, from_native
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__))
+
+_stack: list["TraceContext"] = []
+
+
+def native():
+    """The native module, or an ImportError that says where it was sought."""
+    try:
+        from pyptx import _native
+    except ImportError as e:
+        import pyptx
+        raise ImportError(
+            "pyptx._native (the C++ extension) is not built or not found; searched "
+            f"{list(pyptx.__path__)} (build the project, or set PYPTX_NATIVE_DIR "
+            f"to the directory holding _native*.so): {e}") from e
+    return _native
+
+
+def isa_table():
+    """pyptx._isa_table (generated at build time) or None."""
+    try:
+        from pyptx import _isa_table
+    except ImportError:
+        return None
+    return _isa_table
+
+
+def get_ctx() -> "TraceContext":
+    if not _stack:
+        raise PyptxError("this pyptx call emits PTX and only works while a "
+                         "@kernel function is being traced (e.g. by kernel.ptx())")
+    return _stack[-1]
+
+
+def active() -> bool:
+    return bool(_stack)
+
+
+# -- source locations --------------------------------------------------------
+
+@functools.lru_cache(maxsize=256)
+def _code_columns(code) -> tuple:
+    # One entry per 2-byte code unit (CPython 3.11+): the 0-based start column.
+    return tuple(pos[2] for pos in code.co_positions())
+
+
+def _position(frame) -> int:
+    """1-based column of the frame's current instruction (0 if unknown)."""
+    if not hasattr(frame.f_code, "co_positions") or frame.f_lasti < 0:
+        return 0
+    columns = _code_columns(frame.f_code)
+    index = frame.f_lasti // 2
+    if index < len(columns) and columns[index] is not None:
+        return columns[index] + 1
+    return 0
+
+
+def user_loc(depth: int = 1) -> tuple[str, int, int]:
+    """(file, line, column) of the innermost caller outside the pyptx package
+    (and contextlib), i.e. the kernel author's line."""
+    frame = sys._getframe(depth)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        directory = os.path.dirname(path)
+        if directory != _PACKAGE_DIR and directory != _CONTEXTLIB:
+            return (frame.f_code.co_filename, frame.f_lineno or 0, _position(frame))
+        frame = frame.f_back
+    return ("", 0, 0)
+
+
+# -- the context --------------------------------------------------------------
+
+class TraceContext:
+    def __init__(self, *, version, target, name, params, directives,
+                 lineinfo=False, loc=("", 0, 0)):
+        self.native = native()
+        self.target = target
+        self.version = version
+        self.lineinfo = lineinfo
+        self.module = self._call(self.native.Module, version, target, loc=loc)
+        self.func = self._call(self.module.add_function, name, True, params,
+                               directives, "visible", loc, loc=loc)
+        self.counters: dict[str, int] = {}
+        self.files: dict[str, int] = {}
+        self.last_line: tuple | None = None
+        self.param_cache: dict[str, object] = {}
+        self.extern_smem_name: str | None = None
+        self.pending_join = None  # an if_ whose false label is not emitted yet
+        self.open_blocks: list[object] = []  # if_/loop/scope objects, innermost last
+
+    def __enter__(self):
+        _stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack.remove(self)
+        return False
+
+    # -- helpers -------------------------------------------------------------
+    def _call(self, fn, *args, loc=None, **kw):
+        """Calls the native builder; a PTXError becomes a KernelError at the
+        user's line."""
+        try:
+            return fn(*args, **kw)
+        except Exception as e:
+            if type(e).__name__ != "PTXError":
+                raise
+            raise from_native(e, loc or user_loc(2)) from None
+
+    def unique(self, kind: str) -> int:
+        """Next number for `kind` in this trace (labels, smem names)."""
+        n = self.counters.get(kind, 0)
+        self.counters[kind] = n + 1
+        return n
+
+    def flush(self):
+        """Emits the join label of an if_ that turned out to have no else_."""
+        pending, self.pending_join = self.pending_join, None
+        if pending is not None:
+            pending.emit_join()
+
+    def _lineinfo(self, loc):
+        if not self.lineinfo or not loc[1]:
+            return
+        path = os.path.abspath(loc[0])
+        if path not in self.files:
+            self.files[path] = len(self.files) + 1
+            self._call(self.module.add_file, self.files[path], path, loc=loc)
+        key = (self.files[path], loc[1], loc[2])
+        if key != self.last_line:
+            self.last_line = key
+            self._call(self.module.loc_directive, self.func, *key, loc=loc)
+
+    # -- statements ----------------------------------------------------------
+    def inst(self, opcode: str, operands, guard=None, negated=False, loc=None):
+        loc = loc or user_loc(2)
+        self.flush()
+        self._lineinfo(loc)
+        self._call(self.module.inst, self.func, opcode, list(operands),
+                   -1 if guard is None else guard, negated, loc, loc=loc)
+
+    def label(self, name: str, loc=None, flush=True):
+        loc = loc or user_loc(2)
+        if flush:
+            self.flush()
+        self._call(self.module.label, self.func, name, loc, loc=loc)
+
+    def open_scope(self, loc=None):
+        loc = loc or user_loc(2)
+        self.flush()
+        self._call(self.module.open_scope, self.func, loc, loc=loc)
+
+    def close_scope(self, loc=None):
+        self.flush()
+        self._call(self.module.close_scope, self.func, loc=loc)
+
+    def reg(self, type_name: str, prefix: str, vec: int = 1) -> int:
+        return self._call(self.module.reg, self.func, type_name, prefix, vec)
+
+    def sreg(self, name: str) -> int:
+        return self._call(self.module.sreg, self.func, name)
+
+    def add_shared(self, name, type_name, count, align, extern=False, loc=None):
+        loc = loc or user_loc(2)
+        self._call(self.module.add_shared, self.func, name, type_name, count,
+                   align, extern, loc, loc=loc)
+
+    def finish(self):
+        """Closes the trace: no block may be left open."""
+        self.flush()
+        if self.open_blocks:
+            raise KernelError(f"{type(self.open_blocks[-1]).__name__} block left open",
+                              *self.open_blocks[-1].loc)

@@ -1,0 +1,344 @@
+"""Registers: ``reg.scalar``, ``reg.array``, ``reg.from_``, ``reg.pred``.
+
+A :class:`Reg` is a handle to one PTX register of the kernel being traced.
+Its operators emit instructions right away (one per operator, except where
+noted) and return a fresh register; the in-place forms (``+=`` ...) write the
+left register itself::
+
+    tid = reg.from_(ptx.special.tid.x(), u32)   # mov.u32 %r0, %tid.x;
+    x = tid + 1                                  # add.u32 %r1, %r0, 1;
+    p = x < 32                                   # setp.lt.u32 %p0, %r1, 32;
+
+Operator semantics:
+
+* ``+ - *`` -> ``add/sub/mul.lo`` for integers, ``add/sub/mul`` for floats;
+  ``//`` and ``%`` -> ``div``/``rem`` (integers only); ``/`` -> ``div.rn``
+  (floats only); ``& | ^`` -> ``and/or/xor.bN`` (``.pred`` on predicates);
+  ``<< >>`` -> ``shl.bN`` / ``shr.uN``/``shr.sN`` (arithmetic shift for signed
+  types); unary ``-`` -> ``neg``; ``~`` -> ``not.bN`` on integers and, on a
+  predicate, a negated use ``!%p`` for guards and ``ptx.if_`` (no instruction).
+* Comparisons ``< <= > >= == !=`` -> ``setp.<cmp>.T`` into a new predicate.
+* Python ints and floats become immediates (floats in the register's float
+  format; a float with an integer register is an error).
+* The instruction type is the left operand's type. Mixed widths: integer
+  registers of different widths (e.g. a u64 pointer plus a u32 offset) first
+  widen the narrower one with ``cvt.<wide>.<narrow>`` (``cvt.u64.u32``; the
+  signed type when the narrow one is signed) into a new register, then
+  operate at the wide type -- two instructions. An in-place op cannot narrow
+  (``u32 += u64`` is an error). Integer and float registers never mix: use
+  ``reg.from_`` / ``ptx.cvt`` explicitly.
+* A register has no truth value: ``if r < 3:`` raises; use ``ptx.if_``.
+"""
+from __future__ import annotations
+
+from pyptx import types as T
+from pyptx._operands import operand
+from pyptx._trace import get_ctx
+
+# One prefix per declared register type, so each `.reg` line has one type.
+_PREFIX = {
+    "pred": "%p", "b8": "%c", "u8": "%uc", "s8": "%sc",
+    "b16": "%bh", "u16": "%rh", "s16": "%sh", "f16": "%h",
+    "b32": "%b", "u32": "%r", "s32": "%s", "f32": "%f", "f16x2": "%hh",
+    "b64": "%bd", "u64": "%rd", "s64": "%sd", "f64": "%fd", "b128": "%q",
+}
+
+# Types of the special registers that are not u32 (PTX ISA, "Special Registers").
+_SREG_TYPES = {"%clock64": T.u64, "%globaltimer": T.u64, "%gridid": T.u64,
+               "%current_graph_exec": T.u64}
+
+
+class NegPred:
+    """``~p`` for a predicate p: the operand ``!%p`` / the guard ``@!%p``."""
+
+    __slots__ = ("reg",)
+
+    def __init__(self, reg: "Reg"):
+        self.reg = reg
+
+    def __invert__(self):
+        return self.reg
+
+    def __ptx_operand__(self, ftype):
+        return ("!", self.reg.__ptx_operand__(ftype))
+
+    def __repr__(self):
+        return f"~{self.reg!r}"
+
+
+class Reg:
+    """A register (or special register) of the kernel being traced."""
+
+    __slots__ = ("id", "dtype", "ctx", "special", "__weakref__")
+
+    def __init__(self, ctx, reg_id: int, dtype: T.PtxType, special: str | None = None):
+        self.ctx, self.id, self.dtype, self.special = ctx, reg_id, dtype, special
+
+    def __repr__(self):
+        return f"Reg({self.special or '#%d' % self.id}, {self.dtype})"
+
+    def __ptx_operand__(self, ftype=None):
+        if self.ctx is not get_ctx():
+            raise ValueError(f"{self!r} belongs to another kernel trace")
+        return ("r", self.id)
+
+    def __bool__(self):
+        raise TypeError("a PTX register has no Python truth value; branch with "
+                        "`with ptx.if_(pred):` or pass pred= to an instruction")
+
+    __hash__ = object.__hash__
+
+    # -- arithmetic -----------------------------------------------------------
+    def __add__(self, o): return _binary("add", self, o)
+    def __radd__(self, o): return _binary("add", self, o)
+    def __iadd__(self, o): return _binary("add", self, o, dst=self)
+    def __sub__(self, o): return _binary("sub", self, o)
+    def __rsub__(self, o): return _binary("sub", self, o, swap=True)
+    def __isub__(self, o): return _binary("sub", self, o, dst=self)
+    def __mul__(self, o): return _binary("mul", self, o)
+    def __rmul__(self, o): return _binary("mul", self, o)
+    def __imul__(self, o): return _binary("mul", self, o, dst=self)
+    def __floordiv__(self, o): return _binary("div", self, o)
+    def __ifloordiv__(self, o): return _binary("div", self, o, dst=self)
+    def __truediv__(self, o): return _binary("fdiv", self, o)
+    def __itruediv__(self, o): return _binary("fdiv", self, o, dst=self)
+    def __mod__(self, o): return _binary("rem", self, o)
+    def __imod__(self, o): return _binary("rem", self, o, dst=self)
+    def __and__(self, o): return _binary("and", self, o)
+    def __rand__(self, o): return _binary("and", self, o)
+    def __iand__(self, o): return _binary("and", self, o, dst=self)
+    def __or__(self, o): return _binary("or", self, o)
+    def __ror__(self, o): return _binary("or", self, o)
+    def __ior__(self, o): return _binary("or", self, o, dst=self)
+    def __xor__(self, o): return _binary("xor", self, o)
+    def __rxor__(self, o): return _binary("xor", self, o)
+    def __ixor__(self, o): return _binary("xor", self, o, dst=self)
+    def __lshift__(self, o): return _binary("shl", self, o)
+    def __ilshift__(self, o): return _binary("shl", self, o, dst=self)
+    def __rshift__(self, o): return _binary("shr", self, o)
+    def __irshift__(self, o): return _binary("shr", self, o, dst=self)
+
+    def max(self, o): return _binary("max", self, o)
+    def min(self, o): return _binary("min", self, o)
+
+    def __neg__(self):
+        if self.dtype.kind not in ("s", "f"):
+            raise TypeError(f"neg needs a signed or float register, not {self.dtype}")
+        return _emit_new(f"neg{self.dtype.ptx}", self.dtype, [self])
+
+    def __invert__(self):
+        if self.dtype == T.pred:
+            return NegPred(self)
+        if not self.dtype.is_int:
+            raise TypeError(f"~ needs an integer or predicate register, not {self.dtype}")
+        return _emit_new(f"not{T.bits_type(self.dtype).ptx}", self.dtype, [self])
+
+    # -- comparisons ----------------------------------------------------------
+    def __lt__(self, o): return _compare("lt", self, o)
+    def __le__(self, o): return _compare("le", self, o)
+    def __gt__(self, o): return _compare("gt", self, o)
+    def __ge__(self, o): return _compare("ge", self, o)
+    def __eq__(self, o): return _compare("eq", self, o)  # type: ignore[override]
+    def __ne__(self, o): return _compare("ne", self, o)  # type: ignore[override]
+
+
+class RegArray:
+    """``reg.array(f32, n)``: n registers of one type, indexable and iterable."""
+
+    __slots__ = ("regs", "dtype")
+
+    def __init__(self, regs, dtype):
+        self.regs, self.dtype = list(regs), dtype
+
+    def __getitem__(self, i):
+        return self.regs[i]
+
+    def __len__(self):
+        return len(self.regs)
+
+    def __iter__(self):
+        return iter(self.regs)
+
+    def __ptx_operand__(self, ftype):
+        return ("v", [r.__ptx_operand__(ftype) for r in self.regs])
+
+    def __repr__(self):
+        return f"RegArray({self.dtype}, {len(self.regs)})"
+
+
+# -- allocation ---------------------------------------------------------------
+
+def _new(dtype) -> Reg:
+    dtype = T.as_type(dtype)
+    ctx = get_ctx()
+    return Reg(ctx, ctx.reg(dtype.reg_type, _PREFIX.get(dtype.reg_type, "%x")), dtype)
+
+
+def special(name: str) -> Reg:
+    """The special register `name` ("%tid.x", "%laneid", ...), read-only."""
+    if not name.startswith("%"):
+        name = "%" + name
+    ctx = get_ctx()
+    return Reg(ctx, ctx.sreg(name), _SREG_TYPES.get(name, T.u32), special=name)
+
+
+def _imm(value, dtype: T.PtxType):
+    """An immediate operand for a register of `dtype`."""
+    if dtype.is_float:
+        if dtype.name not in ("f32", "f64"):
+            raise TypeError(f"PTX has no {dtype} immediates; build the value in a "
+                            f"b16/b32 register and mov/cvt it")
+        return (dtype.name, float(value))
+    if isinstance(value, float) and not float(value).is_integer():
+        raise TypeError(f"float {value!r} used with a {dtype} register")
+    return ("i", int(value))
+
+
+def scalar(dtype, init=None) -> Reg:
+    """A new register; with `init`, also ``mov.<type> r, init``."""
+    r = _new(dtype)
+    if init is not None:
+        _mov(r, init)
+    return r
+
+
+def pred(init=None) -> Reg:
+    """A new predicate register (``init`` True/False emits ``mov.pred``)."""
+    return scalar(T.pred, init)
+
+
+def array(dtype, count: int) -> RegArray:
+    """`count` new registers of `dtype` (no instructions)."""
+    dtype = T.as_type(dtype)
+    return RegArray([_new(dtype) for _ in range(count)], dtype)
+
+
+def _mov(dst: Reg, value):
+    ctx = get_ctx()
+    if isinstance(value, (int, float)):
+        src = _imm(value, dst.dtype)
+    else:
+        src = operand(value, dst.dtype.name if dst.dtype.name == "f64" else "f32")
+    ctx.inst(f"mov{dst.dtype.ptx}", [dst.__ptx_operand__(), src])
+
+
+def cvt_opcode(dst: T.PtxType, src: T.PtxType) -> str:
+    """The cvt opcode from src to dst, with the rounding PTX requires:
+    .rzi for float->int, .rn for int->float and narrowing float->float."""
+    if dst.is_float and src.is_float:
+        rnd = ".rn" if dst.bits < src.bits else ""
+    elif dst.is_float:
+        rnd = ".rn"
+    elif src.is_float:
+        rnd = ".rzi"
+    else:
+        rnd = ""
+    return f"cvt{rnd}{dst.ptx}{src.ptx}"
+
+
+def from_(value, dtype) -> Reg:
+    """A new register of `dtype` holding `value` (a register, special
+    register, immediate or symbol). Same type or same width without a
+    float/int change: ``mov``; otherwise ``cvt`` (value conversion, see
+    :func:`cvt_opcode`)."""
+    dtype = T.as_type(dtype)
+    dst = _new(dtype)
+    if isinstance(value, Reg) and value.dtype != dtype:
+        s = value.dtype
+        bitcast = s.bits == dtype.bits and (s.is_float == dtype.is_float
+                                             or "b" in (s.kind, dtype.kind))
+        if not bitcast:
+            get_ctx().inst(cvt_opcode(dtype, s), [dst.__ptx_operand__(), value.__ptx_operand__()])
+            return dst
+        if s.kind == "b" or dtype.kind == "b":
+            get_ctx().inst(f"mov{T.bits_type(dtype).ptx}", [dst.__ptx_operand__(),
+                                                          value.__ptx_operand__()])
+            return dst
+    _mov(dst, value)
+    return dst
+
+
+# -- operator emission ----------------------------------------------------------
+
+def _emit_new(opcode, dtype, sources, dst=None) -> Reg:
+    dst = dst if dst is not None else _new(dtype)
+    ftype = "f64" if dtype.name == "f64" else "f32"
+    get_ctx().inst(opcode, [dst.__ptx_operand__()] +
+                   [s if isinstance(s, tuple) else operand(s, ftype) for s in sources])
+    return dst
+
+
+def _widen(r: Reg, wide: T.PtxType) -> Reg:
+    """cvt.<wide>.<narrow> into a new register (signed stays signed)."""
+    target = T.ALL_TYPES[f"{'s' if r.dtype.is_signed else 'u'}{wide.bits}"]
+    return _emit_new(f"cvt{target.ptx}{r.dtype.ptx}", target, [r])
+
+
+def _unify(a: Reg, b, dst, what):
+    """(type, a, b-operand) after the mixed-width rule of the module docstring."""
+    t = a.dtype
+    if isinstance(b, NegPred):
+        raise TypeError(f"{what}: ~p is only a guard/operand, not a value")
+    if isinstance(b, Reg):
+        if t == b.dtype or (t.is_int and b.dtype.is_int and t.bits == b.dtype.bits) \
+                or (t == T.pred and b.dtype == T.pred):
+            return t, a, b
+        if not (t.is_int and b.dtype.is_int):
+            raise TypeError(f"{what}: cannot mix {t} and {b.dtype} registers; "
+                            f"convert one with reg.from_(r, type)")
+        if b.dtype.bits > t.bits:
+            if dst is not None:
+                raise TypeError(f"{what}: in-place op would narrow {b.dtype} into {t}")
+            return b.dtype, _widen(a, b.dtype), b
+        return t, a, _widen(b, t)
+    if isinstance(b, (int, float)):
+        return t, a, _imm(b, t)
+    return NotImplemented, a, b
+
+
+_INT_ONLY = {"div", "rem", "shl", "shr"}
+
+
+def _binary(op, a: Reg, b, dst=None, swap=False):
+    what = f"operator {op}"
+    if op in ("shl", "shr"):
+        t = a.dtype
+        if isinstance(b, Reg) and (not b.dtype.is_int or b.dtype.bits != 32):
+            raise TypeError("a shift amount must be a 32-bit integer register or an int")
+        bo = b if isinstance(b, Reg) else _imm(b, T.u32) if isinstance(b, int) else None
+        if bo is None:
+            return NotImplemented
+    else:
+        t, a, bo = _unify(a, b, dst, what)
+        if t is NotImplemented:
+            return NotImplemented
+    if t == T.pred and op not in ("and", "or", "xor"):
+        raise TypeError(f"{what} is not defined on predicates (use & | ^ ~)")
+    if t.is_float and op in _INT_ONLY | {"and", "or", "xor"}:
+        raise TypeError(f"{what} needs integer registers, not {t}" +
+                        ("; use / for float division" if op == "div" else ""))
+    if op == "fdiv" and not t.is_float:
+        raise TypeError("/ is float division; use // for integer division")
+    if op in ("and", "or", "xor", "shl"):
+        opcode = f"{op}{T.bits_type(t).ptx}"
+    elif op == "shr":
+        opcode = f"shr{t.ptx if t.kind != 'b' else T.ALL_TYPES['u%d' % t.bits].ptx}"
+    elif op == "mul":
+        opcode = f"mul.lo{t.ptx}" if t.is_int else f"mul{t.ptx}"
+    elif op == "fdiv":
+        opcode = f"div.rn{t.ptx}"
+    else:
+        opcode = f"{op}{t.ptx}"
+    sources = [bo, a] if swap else [a, bo]
+    return _emit_new(opcode, t, sources, dst=dst)
+
+
+def _compare(cmp, a: Reg, b):
+    t, a, bo = _unify(a, b, None, f"comparison {cmp}")
+    if t is NotImplemented:
+        return NotImplemented
+    if t == T.pred:
+        raise TypeError("compare predicates with ^ (xor) instead")
+    if t.kind == "b" and cmp not in ("eq", "ne"):
+        t = T.ALL_TYPES[f"u{t.bits}"]  # ordered setp needs a signedness
+    return _emit_new(f"setp.{cmp}{t.ptx}", T.pred, [a, bo])
