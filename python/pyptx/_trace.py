@@ -75,12 +75,20 @@ def user_loc(depth: int = 1) -> tuple[str, int, int]:
     (and contextlib), i.e. the kernel author's line."""
     frame = sys._getframe(depth)
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        directory = os.path.dirname(path)
-        if directory != _PACKAGE_DIR and directory != _CONTEXTLIB:
-            return (frame.f_code.co_filename, frame.f_lineno or 0, _position(frame))
+        code = frame.f_code
+        internal = _INTERNAL_CODE.get(code)
+        if internal is None:
+            directory = os.path.dirname(os.path.abspath(code.co_filename))
+            internal = _INTERNAL_CODE[code] = directory in (_PACKAGE_DIR, _CONTEXTLIB)
+        if not internal:
+            return (code.co_filename, frame.f_lineno or 0, _position(frame))
         frame = frame.f_back
     return ("", 0, 0)
+
+
+# Whether a code object is pyptx's (or contextlib's): asked once per code
+# object, since every emitted instruction walks the stack.
+_INTERNAL_CODE: dict = {}
 
 
 # -- the context --------------------------------------------------------------

@@ -82,6 +82,8 @@ def _known_opcodes():
 def check_opcode(opcode: str, loc) -> None:
     """Rejects an opcode whose mnemonic the ISA table does not know (when the
     generated table is present; the native verifier checks the rest)."""
+    if opcode in _CHECKED:
+        return
     known = _known_opcodes()
     if not known:
         return
@@ -89,6 +91,10 @@ def check_opcode(opcode: str, loc) -> None:
     if not any(".".join(parts[:i]) in known for i in range(1, len(parts) + 1)):
         raise KernelError(f"unknown PTX instruction '{opcode}' (no mnemonic of the "
                           f"ISA table is a prefix of it)", *loc)
+    _CHECKED.add(opcode)
+
+
+_CHECKED: set = set()  # opcodes whose mnemonic is known
 
 
 class _Inst:

@@ -217,22 +217,27 @@ public:
     if (added)
       f.prefixes.emplace_back(prefix, Prefix());
     Prefix &p = f.prefixes[index->second].second;
-    if (p.values.empty())
+    if (p.ids.empty())
       p.type = t;
     else if (p.type != t)
       throw py::value_error("register prefix '" + prefix +
                             "' already holds another type");
-    // A placeholder of its own until finish() declares each prefix at once.
-    builder.setInsertionPointToStart(&f.op.getBody().front());
-    MLIRContext *c = ctx.get();
-    auto op = RegOp::create(
-        builder, UnknownLoc::get(c), TypeRange{t}, TypeAttr::get(t),
-        ArrayAttr::get(c, {StringAttr::get(c, prefix +
-                                                  std::to_string(
-                                                      p.values.size()))}),
-        DenseI64ArrayAttr::get(c, {-1}));
-    p.values.push_back(op.getResult(0));
-    registers.push_back(op.getResult(0));
+    // Registers come from placeholder declarations of 64 at a time, until
+    // finish() declares each prefix once, with its exact count.
+    if (p.unused.empty()) {
+      builder.setInsertionPointToStart(&f.op.getBody().front());
+      MLIRContext *c = ctx.get();
+      constexpr unsigned kChunk = 64;
+      auto op = RegOp::create(
+          builder, UnknownLoc::get(c), SmallVector<Type>(kChunk, t),
+          TypeAttr::get(t), ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
+          DenseI64ArrayAttr::get(c, {int64_t(kChunk)}));
+      p.holders.push_back(op);
+      for (Value v : llvm::reverse(op.getResults()))
+        p.unused.push_back(v);
+    }
+    registers.push_back(p.unused.pop_back_val());
+    p.ids.push_back(registers.size() - 1);
     dirty = true;
     return registers.size() - 1;
   }
@@ -362,7 +367,12 @@ public:
 private:
   struct Prefix {
     Type type;
-    SmallVector<Value> values;
+    /// The prefix's registers, in order: `%f0` is registers[ids[0]].
+    SmallVector<unsigned> ids;
+    /// The declarations that hold them until finish(), and the values of
+    /// the last one not handed out yet.
+    SmallVector<Operation *> holders;
+    SmallVector<Value> unused;
   };
   struct Function {
     FuncOp op;
@@ -486,22 +496,20 @@ private:
           builder.setInsertionPointAfter(previous);
         else
           builder.setInsertionPointToStart(&body);
-        SmallVector<Type> types(p.values.size(), p.type);
+        SmallVector<Type> types(p.ids.size(), p.type);
         auto declared = RegOp::create(
             builder, UnknownLoc::get(c), types, TypeAttr::get(p.type),
             ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
-            DenseI64ArrayAttr::get(c, {int64_t(p.values.size())}));
+            DenseI64ArrayAttr::get(c, {int64_t(p.ids.size())}));
         previous = declared;
-        for (auto [i, old] : llvm::enumerate(p.values)) {
-          Operation *owner = old.getDefiningOp();
-          old.replaceAllUsesWith(declared.getResult(i));
-          for (Value &id : registers)
-            if (id == old)
-              id = declared.getResult(i);
-          p.values[i] = declared.getResult(i);
-          if (owner->use_empty())
-            owner->erase();
+        for (auto [i, id] : llvm::enumerate(p.ids)) {
+          registers[id].replaceAllUsesWith(declared.getResult(i));
+          registers[id] = declared.getResult(i);
         }
+        for (Operation *holder : p.holders)
+          holder->erase();
+        p.holders = {declared};
+        p.unused.clear();
       }
     }
     dirty = false;
