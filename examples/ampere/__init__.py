@@ -1,0 +1,1 @@
+"""Examples specialised for ampere."""
