@@ -76,10 +76,11 @@ class Module:
     # -- statements ---------------------------------------------------------
     def inst(self, func: int, opcode: str, operands: Sequence[Operand],
              guard: int = -1, negated: bool = False,
-             loc: Loc = ("", 0, 0)) -> None:
+             loc: Loc | None = None) -> None:
         """Appends one instruction: opcode "ld.global.v4.f32", operands as
         above, an optional guard predicate register (@%p, or @!%p when
-        negated)."""
+        negated). loc None: the innermost Python frame outside the
+        directories given to set_internal_dirs (the kernel author's line)."""
 
     def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
         """Appends `name:`."""
@@ -108,6 +109,15 @@ class Module:
 
     @property
     def num_instructions(self) -> int: ...
+
+
+def set_internal_dirs(dirs: Sequence[str]) -> None:
+    """Directories whose code is pyptx's own, skipped when inst(loc=None)
+    looks for the author's frame."""
+
+
+def caller_location() -> Loc:
+    """The location inst(loc=None) would give an instruction now."""
 
 
 def import_ptx(text: str, filename: str = "<ptx>") -> str:

@@ -84,4 +84,10 @@ def operand(value, ftype: str = "f32", symbolic: bool = False) -> tuple:
 
 def float_kind(opcode: str) -> str:
     """Float immediates are f64 in an instruction whose type is f64."""
-    return "f64" if ".f64" in opcode else "f32"
+    kind = _FLOAT_KIND.get(opcode)
+    if kind is None:
+        kind = _FLOAT_KIND[opcode] = "f64" if ".f64" in opcode else "f32"
+    return kind
+
+
+_FLOAT_KIND: dict = {}

@@ -18,8 +18,14 @@ _CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__)
 _stack: list["TraceContext"] = []
 
 
+_NATIVE = None
+
+
 def native():
     """The native module, or an ImportError that says where it was sought."""
+    global _NATIVE
+    if _NATIVE is not None:
+        return _NATIVE
     try:
         from pyptx import _native
     except ImportError as e:
@@ -28,6 +34,10 @@ def native():
             "pyptx._native (the C++ extension) is not built or not found; searched "
             f"{list(pyptx.__path__)} (build the project, or set PYPTX_NATIVE_DIR "
             f"to the directory holding _native*.so): {e}") from e
+    # Frames of these directories are not the author's: the native module
+    # walks the stack past them to locate each instruction.
+    _native.set_internal_dirs([_PACKAGE_DIR, _CONTEXTLIB])
+    _NATIVE = _native
     return _native
 
 
@@ -73,6 +83,8 @@ def _position(frame) -> int:
 def user_loc(depth: int = 1) -> tuple[str, int, int]:
     """(file, line, column) of the innermost caller outside the pyptx package
     (and contextlib), i.e. the kernel author's line."""
+    if _NATIVE is not None:
+        return _NATIVE.caller_location()
     frame = sys._getframe(depth)
     while frame is not None:
         code = frame.f_code
@@ -109,6 +121,9 @@ class TraceContext:
         self.param_cache: dict[str, object] = {}
         self.extern_smem_name: str | None = None
         self.pending_join = None  # an if_ whose false label is not emitted yet
+        # Whether instructions may go straight to the native module (no
+        # lineinfo to emit, no pending join label); kept by flush/lineinfo.
+        self.active_fast = not lineinfo
         self.open_blocks: list[object] = []  # if_/loop/scope objects, innermost last
 
     def __enter__(self):
@@ -136,9 +151,14 @@ class TraceContext:
         self.counters[kind] = n + 1
         return n
 
+    def set_pending_join(self, block):
+        self.pending_join = block
+        self.active_fast = block is None and not self.lineinfo
+
     def flush(self):
         """Emits the join label of an if_ that turned out to have no else_."""
-        pending, self.pending_join = self.pending_join, None
+        pending = self.pending_join
+        self.set_pending_join(None)
         if pending is not None:
             pending.emit_join()
 
@@ -156,11 +176,15 @@ class TraceContext:
 
     # -- statements ----------------------------------------------------------
     def inst(self, opcode: str, operands, guard=None, negated=False, loc=None):
-        loc = loc or user_loc(2)
-        self.flush()
-        self._lineinfo(loc)
-        self._call(self.module.inst, self.func, opcode, list(operands),
-                   -1 if guard is None else guard, negated, loc, loc=loc)
+        # The hot path of every trace: with loc None the native module finds
+        # the author's line itself. It raises only on malformed operands.
+        if self.pending_join is not None:
+            self.flush()
+        if self.lineinfo:
+            loc = loc or user_loc(2)
+            self._lineinfo(loc)
+        self.module.inst(self.func, opcode, operands,
+                         -1 if guard is None else guard, negated, loc)
 
     def label(self, name: str, loc=None, flush=True):
         loc = loc or user_loc(2)
@@ -178,7 +202,7 @@ class TraceContext:
         self._call(self.module.close_scope, self.func, loc=loc)
 
     def reg(self, type_name: str, prefix: str, vec: int = 1) -> int:
-        return self._call(self.module.reg, self.func, type_name, prefix, vec)
+        return self.module.reg(self.func, type_name, prefix, vec)
 
     def sreg(self, name: str) -> int:
         return self._call(self.module.sreg, self.func, name)

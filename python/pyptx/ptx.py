@@ -20,6 +20,7 @@ immediates, f64 when the opcode has ``.f64``), strings (symbols, labels),
 from __future__ import annotations
 
 from pyptx import reg as _reg
+from pyptx.reg import Reg as _Reg
 from pyptx import types as T
 from pyptx._operands import SINK, Address, Pipe, float_kind, operand
 from pyptx._trace import get_ctx, isa_table, user_loc
@@ -51,7 +52,6 @@ def _reg_id(r):
 def emit(opcode: str, *operands, pred=None, loc=None):
     """Emits `opcode` with `operands` (converted as in the module docstring)."""
     ctx = get_ctx()
-    loc = loc or user_loc()
     guard, negated = _guard(pred)
     ftype = float_kind(opcode)
     ctx.inst(opcode, [operand(o, ftype) for o in operands], guard, negated, loc=loc)
@@ -97,6 +97,11 @@ def check_opcode(opcode: str, loc) -> None:
 _CHECKED: set = set()  # opcodes whose mnemonic is known
 
 
+# ptx.inst.<a>.<b> objects by (parent parts, attribute): each spelled once.
+_CHILDREN: dict = {}
+_OPCODE_TEXT: dict = {}
+
+
 class _Inst:
     """``ptx.inst.add.f32`` -- an opcode under construction; call to emit."""
 
@@ -108,18 +113,36 @@ class _Inst:
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        return _Inst(self._parts + (mangle(name),))
+        key = (self._parts, name)
+        child = _CHILDREN.get(key)
+        if child is None:
+            child = _CHILDREN[key] = _Inst(self._parts + (mangle(name),))
+        return child
 
     @property
     def opcode(self) -> str:
-        return ".".join(self._parts)
+        opcode = _OPCODE_TEXT.get(self._parts)
+        if opcode is None:
+            opcode = _OPCODE_TEXT[self._parts] = ".".join(self._parts)
+        return opcode
 
     def __call__(self, *operands, pred=None):
-        loc = user_loc()
         if not self._parts:
             raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
-        check_opcode(self.opcode, loc)
-        emit(self.opcode, *operands, pred=pred, loc=loc)
+        opcode = self.opcode
+        if opcode not in _CHECKED:
+            check_opcode(opcode, user_loc())
+        ctx = get_ctx()
+        if pred is None and ctx.active_fast:
+            # The common case, without emit's layers: registers of this
+            # trace pass their operand as it is.
+            ftype = float_kind(opcode)
+            ctx.module.inst(ctx.func, opcode,
+                            [o.op if type(o) is _Reg and o.ctx is ctx
+                             else operand(o, ftype) for o in operands],
+                            -1, False, None)
+            return
+        emit(opcode, *operands, pred=pred)
 
     def __repr__(self):
         return f"<ptx instruction {self.opcode or '?'}>"
@@ -346,7 +369,8 @@ class if_(_Block):
             return False
         self._close(self.ctx)
         self.ctx.flush()
-        self.ctx.pending_join = self  # the join label waits: an else_ may follow
+        # The join label waits: an else_ may follow.
+        self.ctx.set_pending_join(self)
         return False
 
     def emit_join(self):
@@ -363,7 +387,7 @@ class else_(_Block):
         if not isinstance(self.branch, if_):
             raise KernelError("ptx.else_() must directly follow a `with ptx.if_(...)` "
                               "block", *self.loc)
-        self.ctx.pending_join = None
+        self.ctx.set_pending_join(None)
         self.end_label = f"$L__if{self.branch.n}_end"
 
     def __enter__(self):

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from pyptx import types as T
 from pyptx._operands import operand
-from pyptx._trace import get_ctx
+from pyptx._trace import _stack, get_ctx
 
 # One prefix per declared register type, so each `.reg` line has one type.
 _PREFIX = {
@@ -69,10 +69,11 @@ class NegPred:
 class Reg:
     """A register (or special register) of the kernel being traced."""
 
-    __slots__ = ("id", "dtype", "ctx", "special", "__weakref__")
+    __slots__ = ("id", "dtype", "ctx", "special", "op", "__weakref__")
 
     def __init__(self, ctx, reg_id: int, dtype: T.PtxType, special: str | None = None):
         self.ctx, self.id, self.dtype, self.special = ctx, reg_id, dtype, special
+        self.op = ("r", reg_id)  # the native operand, built once
 
     def __repr__(self):
         return f"Reg({self.special or '#%d' % self.id}, {self.dtype})"
@@ -169,9 +170,12 @@ class RegArray:
 # -- allocation ---------------------------------------------------------------
 
 def _new(dtype) -> Reg:
-    dtype = T.as_type(dtype)
+    if type(dtype) is not T.PtxType:
+        dtype = T.as_type(dtype)
     ctx = get_ctx()
-    return Reg(ctx, ctx.reg(dtype.reg_type, _PREFIX.get(dtype.reg_type, "%x")), dtype)
+    reg_type = dtype.reg_type
+    return Reg(ctx, ctx.module.reg(ctx.func, reg_type, _PREFIX.get(reg_type, "%x")),
+               dtype)
 
 
 def special(name: str) -> Reg:
@@ -299,8 +303,33 @@ def _unify(a: Reg, b, dst, what):
 _INT_ONLY = {"div", "rem", "shl", "shr"}
 
 
+# (operator, type, whether b is a register) -> opcode, for the combinations
+# _binary has checked once: later ones emit without the checks.
+_FAST_OPCODE: dict = {}
+
+
 def _binary(op, a: Reg, b, dst=None, swap=False):
+    # Fast path: a checked (op, type) with an int or a register of a's type.
+    tb = type(b)
+    if not swap and (tb is int or (tb is Reg and b.dtype is a.dtype)):
+        opcode = _FAST_OPCODE.get((op, a.dtype, tb is Reg))
+        ctx = a.ctx
+        if (opcode is not None and ctx.active_fast and _stack and _stack[-1] is ctx
+                and (tb is int or b.ctx is ctx)):
+            if dst is None:
+                dst = _new(a.dtype)
+            ctx.module.inst(ctx.func, opcode,
+                            [dst.op, a.op, ("i", b) if tb is int else b.op],
+                            -1, False, None)
+            return dst
+    return _binary_checked(op, a, b, dst, swap)
+
+
+def _binary_checked(op, a: Reg, b, dst=None, swap=False):
     what = f"operator {op}"
+    key = (op, a.dtype, type(b) is Reg)
+    fast = not swap and (type(b) is int and a.dtype.is_int and op not in
+                         ("shl", "shr") or type(b) is Reg and b.dtype is a.dtype)
     if op in ("shl", "shr"):
         t = a.dtype
         if isinstance(b, Reg) and (not b.dtype.is_int or b.dtype.bits != 32):
@@ -330,7 +359,10 @@ def _binary(op, a: Reg, b, dst=None, swap=False):
     else:
         opcode = f"{op}{t.ptx}"
     sources = [bo, a] if swap else [a, bo]
-    return _emit_new(opcode, t, sources, dst=dst)
+    result = _emit_new(opcode, t, sources, dst=dst)
+    if fast and t is a.dtype:
+        _FAST_OPCODE[key] = opcode
+    return result
 
 
 def _compare(cmp, a: Reg, b):

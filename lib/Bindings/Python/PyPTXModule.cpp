@@ -25,6 +25,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <frameobject.h>
+
 #include <cstring>
 
 namespace py = pybind11;
@@ -132,6 +134,74 @@ StringRef strRef(py::handle h) {
   return StringRef(data, size);
 }
 
+/// Directories of the code that is not the kernel author's (pyptx's own
+/// package, contextlib); set by pyptx at import.
+std::vector<std::string> internalDirs;
+
+/// What the location of an instruction needs of a code object, worked out
+/// once per code object (every instruction walks the Python stack): whether
+/// it is pyptx's own, its file, and (line, column) per bytecode unit from
+/// co_positions(). The cache holds a reference, so an address is never
+/// reused by another code object.
+struct CodeInfo {
+  bool internal = false;
+  py::object file;
+  std::vector<std::pair<int, int>> positions;
+};
+
+CodeInfo &codeInfo(PyObject *code) {
+  static llvm::DenseMap<PyObject *, CodeInfo> known;
+  auto [it, inserted] = known.try_emplace(code);
+  if (inserted) {
+    Py_INCREF(code);
+    CodeInfo &info = it->second;
+    py::handle h(code);
+    info.file = h.attr("co_filename");
+    StringRef path = strRef(info.file);
+    for (const std::string &dir : internalDirs)
+      if (path.starts_with(dir) && path.size() > dir.size() &&
+          path[dir.size()] == '/' &&
+          path.find('/', dir.size() + 1) == StringRef::npos)
+        info.internal = true;
+    if (!info.internal && py::hasattr(h, "co_positions"))
+      for (py::handle position : h.attr("co_positions")()) {
+        py::tuple p = py::reinterpret_borrow<py::tuple>(position);
+        int line = p[0].is_none() ? 0 : p[0].cast<int>();
+        int column = p[2].is_none() ? 0 : p[2].cast<int>() + 1;
+        info.positions.emplace_back(line, column);
+      }
+  }
+  return it->second;
+}
+
+/// (file, line, column) of the innermost Python frame that is the author's:
+/// the line that emitted the instruction.
+std::tuple<py::object, int, int> callerPosition() {
+  PyFrameObject *frame = PyEval_GetFrame();
+  Py_XINCREF(frame);
+  while (frame) {
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    CodeInfo &info = codeInfo((PyObject *)code);
+    Py_DECREF(code);
+    if (!info.internal) {
+      int line = 0, column = 0;
+#if PY_VERSION_HEX >= 0x030B0000
+      size_t unit = size_t(PyFrame_GetLasti(frame)) / 2;
+      if (unit < info.positions.size())
+        std::tie(line, column) = info.positions[unit];
+#endif
+      if (!line)
+        line = PyFrame_GetLineNumber(frame);
+      Py_DECREF(frame);
+      return {info.file, line, column};
+    }
+    PyFrameObject *back = PyFrame_GetBack(frame);
+    Py_DECREF(frame);
+    frame = back;
+  }
+  return {py::str(""), 0, 0};
+}
+
 /// One module under construction.
 class ModuleBuilder {
 public:
@@ -150,7 +220,7 @@ public:
                        const std::vector<std::pair<std::string,
                                                    std::vector<int64_t>>>
                            &directives,
-                       const std::string &linkage, py::tuple loc) {
+                       const std::string &linkage, py::handle loc) {
     MLIRContext *c = ctx.get();
     SmallVector<Attribute> paramAttrs;
     for (auto &[pname, ptype] : params) {
@@ -186,7 +256,7 @@ public:
 
   void addShared(unsigned funcId, const std::string &name,
                  const std::string &type, int64_t count, unsigned align,
-                 bool external, py::tuple loc) {
+                 bool external, py::handle loc) {
     Function &f = function(funcId);
     std::optional<ScalarType> scalar = symbolizeScalarType(type);
     if (!scalar)
@@ -262,7 +332,7 @@ public:
   }
 
   void inst(unsigned funcId, py::handle opcodeObj, py::handle operandsObj,
-            int guard, bool negated, py::tuple loc) {
+            int guard, bool negated, py::handle loc) {
     Function &f = function(funcId);
     MLIRContext *c = ctx.get();
     StringRef opcode = strRef(opcodeObj);
@@ -292,13 +362,13 @@ public:
     ++numInstructions;
   }
 
-  void label(unsigned funcId, const std::string &name, py::tuple loc) {
+  void label(unsigned funcId, const std::string &name, py::handle loc) {
     Function &f = function(funcId);
     builder.setInsertionPointToEnd(f.scopes.back());
     LabelOp::create(builder, location(loc), StringAttr::get(ctx.get(), name));
   }
 
-  void openScope(unsigned funcId, py::tuple loc) {
+  void openScope(unsigned funcId, py::handle loc) {
     Function &f = function(funcId);
     builder.setInsertionPointToEnd(f.scopes.back());
     auto scope = ScopeOp::create(builder, location(loc));
@@ -395,17 +465,31 @@ private:
     return registers[id];
   }
 
-  Location location(py::tuple loc) {
-    if (loc.size() != 3)
-      throw py::value_error("a location is (file, line, column)");
-    unsigned line = loc[1].cast<unsigned>();
+  /// `loc` as given, or, when it is None, the author's line on the Python
+  /// stack.
+  Location location(py::handle loc) {
+    py::object file;
+    unsigned line, column;
+    if (loc.is_none()) {
+      auto [f, l, c] = callerPosition();
+      file = f;
+      line = l;
+      column = c;
+    } else {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(loc);
+      if (t.size() != 3)
+        throw py::value_error("a location is (file, line, column)");
+      file = t[0];
+      line = t[1].cast<unsigned>();
+      column = t[2].cast<unsigned>();
+    }
     if (!line)
       return UnknownLoc::get(ctx.get());
-    StringRef file = strRef(loc[0]);
-    auto [it, inserted] = files.try_emplace(file);
+    StringRef path = strRef(file);
+    auto [it, inserted] = files.try_emplace(path);
     if (inserted)
-      it->second = StringAttr::get(ctx.get(), file);
-    return FileLineColLoc::get(it->second, line, loc[2].cast<unsigned>());
+      it->second = StringAttr::get(ctx.get(), path);
+    return FileLineColLoc::get(it->second, line, column);
   }
 
   /// One tagged operand tuple as an operand attribute; registers it names
@@ -588,8 +672,7 @@ PYBIND11_MODULE(_native, m) {
       .def("sreg", &ModuleBuilder::sreg, py::arg("func"), py::arg("name"))
       .def("inst", &ModuleBuilder::inst, py::arg("func"), py::arg("opcode"),
            py::arg("operands"), py::arg("guard") = -1,
-           py::arg("negated") = false,
-           py::arg("loc") = py::make_tuple("", 0, 0))
+           py::arg("negated") = false, py::arg("loc") = py::none())
       .def("label", &ModuleBuilder::label, py::arg("func"), py::arg("name"),
            py::arg("loc") = py::make_tuple("", 0, 0))
       .def("open_scope", &ModuleBuilder::openScope, py::arg("func"),
@@ -605,6 +688,19 @@ PYBIND11_MODULE(_native, m) {
       .def_property_readonly("num_instructions",
                              &ModuleBuilder::getNumInstructions);
 
+  m.def(
+      "set_internal_dirs",
+      [](std::vector<std::string> dirs) { internalDirs = std::move(dirs); },
+      py::arg("dirs"),
+      "Directories whose code is not the kernel author's: inst(loc=None) "
+      "takes the location of the innermost frame outside them.");
+  m.def(
+      "caller_location",
+      [] {
+        auto [file, line, column] = callerPosition();
+        return py::make_tuple(file, line, column);
+      },
+      "The (file, line, column) inst(loc=None) would use.");
   m.def("import_ptx", &importText, py::arg("text"),
         py::arg("filename") = "<ptx>");
   m.def("export_ptx", &exportText, py::arg("mlir"));
