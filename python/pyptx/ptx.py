@@ -23,7 +23,7 @@ from pyptx import reg as _reg
 from pyptx.reg import Reg as _Reg
 from pyptx import types as T
 from pyptx._operands import SINK, Address, Pipe, float_kind, operand
-from pyptx._trace import get_ctx, isa_table, user_loc
+from pyptx._trace import _stack, get_ctx, isa_table, user_loc
 from pyptx.errors import KernelError
 
 sink = SINK
@@ -97,46 +97,36 @@ def check_opcode(opcode: str, loc) -> None:
 _CHECKED: set = set()  # opcodes whose mnemonic is known
 
 
-# ptx.inst.<a>.<b> objects by (parent parts, attribute): each spelled once.
-_CHILDREN: dict = {}
-_OPCODE_TEXT: dict = {}
-
-
 class _Inst:
     """``ptx.inst.add.f32`` -- an opcode under construction; call to emit."""
 
-    __slots__ = ("_parts",)
+    # A child, once spelled, is kept as an instance attribute: later lookups
+    # of ptx.inst.add.f32 never reach __getattr__.
+    __slots__ = ("_parts", "opcode", "_ftype", "__dict__")
 
     def __init__(self, parts=()):
         self._parts = tuple(parts)
+        self.opcode = ".".join(self._parts)
+        self._ftype = float_kind(self.opcode)
 
     def __getattr__(self, name):
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
-        key = (self._parts, name)
-        child = _CHILDREN.get(key)
-        if child is None:
-            child = _CHILDREN[key] = _Inst(self._parts + (mangle(name),))
+        child = _Inst(self._parts + (mangle(name),))
+        self.__dict__[name] = child
         return child
 
-    @property
-    def opcode(self) -> str:
-        opcode = _OPCODE_TEXT.get(self._parts)
-        if opcode is None:
-            opcode = _OPCODE_TEXT[self._parts] = ".".join(self._parts)
-        return opcode
-
     def __call__(self, *operands, pred=None):
-        if not self._parts:
-            raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
         opcode = self.opcode
         if opcode not in _CHECKED:
+            if not self._parts:
+                raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
             check_opcode(opcode, user_loc())
-        ctx = get_ctx()
+        ctx = _stack[-1] if _stack else get_ctx()
         if pred is None and ctx.active_fast:
             # The common case, without emit's layers: registers of this
             # trace pass their operand as it is.
-            ftype = float_kind(opcode)
+            ftype = self._ftype
             ctx.module.inst(ctx.func, opcode,
                             [o.op if type(o) is _Reg and o.ctx is ctx
                              else operand(o, ftype) for o in operands],

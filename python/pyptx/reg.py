@@ -309,20 +309,44 @@ _FAST_OPCODE: dict = {}
 
 
 def _binary(op, a: Reg, b, dst=None, swap=False):
-    # Fast path: a checked (op, type) with an int or a register of a's type.
+    # Fast paths for combinations checked once before: an int, a register of
+    # a's type, or (widened first) a narrower integer register.
     tb = type(b)
-    if not swap and (tb is int or (tb is Reg and b.dtype is a.dtype)):
-        opcode = _FAST_OPCODE.get((op, a.dtype, tb is Reg))
-        ctx = a.ctx
-        if (opcode is not None and ctx.active_fast and _stack and _stack[-1] is ctx
-                and (tb is int or b.ctx is ctx)):
-            if dst is None:
-                dst = _new(a.dtype)
-            ctx.module.inst(ctx.func, opcode,
-                            [dst.op, a.op, ("i", b) if tb is int else b.op],
-                            -1, False, None)
-            return dst
+    ctx = a.ctx
+    if not swap and ctx.active_fast and _stack and _stack[-1] is ctx:
+        if tb is int or (tb is Reg and b.dtype is a.dtype and b.ctx is ctx):
+            opcode = _FAST_OPCODE.get((op, a.dtype, tb is Reg))
+            if opcode is not None:
+                if dst is None:
+                    dst = _fresh(ctx, a.dtype)
+                ctx.module.inst(ctx.func, opcode,
+                                [dst.op, a.op, ("i", b) if tb is int else b.op],
+                                -1, False, None)
+                return dst
+        elif tb is Reg and b.ctx is ctx:
+            plan = _WIDEN_PLAN.get((op, a.dtype, b.dtype))
+            if plan is not None:
+                cvt, wide, opcode = plan
+                module, func = ctx.module, ctx.func
+                widened = _fresh(ctx, wide)
+                module.inst(func, cvt, [widened.op, b.op], -1, False, None)
+                if dst is None:
+                    dst = _fresh(ctx, a.dtype)
+                module.inst(func, opcode, [dst.op, a.op, widened.op], -1, False, None)
+                return dst
     return _binary_checked(op, a, b, dst, swap)
+
+
+# (operator, wide type, narrow type) -> (cvt opcode, its type, opcode) for
+# `wide op narrow`, once checked: u64 pointer + u32 offset.
+_WIDEN_PLAN: dict = {}
+
+
+def _fresh(ctx, dtype) -> Reg:
+    """A new register of `dtype` in trace `ctx` (dtype a PtxType)."""
+    reg_type = dtype.reg_type
+    return Reg(ctx, ctx.module.reg(ctx.func, reg_type, _PREFIX.get(reg_type, "%x")),
+               dtype)
 
 
 def _binary_checked(op, a: Reg, b, dst=None, swap=False):
@@ -362,6 +386,11 @@ def _binary_checked(op, a: Reg, b, dst=None, swap=False):
     result = _emit_new(opcode, t, sources, dst=dst)
     if fast and t is a.dtype:
         _FAST_OPCODE[key] = opcode
+    elif (not swap and type(b) is Reg and t is a.dtype and b.dtype is not t
+          and t.is_int and b.dtype.is_int and b.dtype.bits < t.bits):
+        # `b` was widened with cvt into t's width (see _unify).
+        wide = T.ALL_TYPES[f"{'s' if b.dtype.is_signed else 'u'}{t.bits}"]
+        _WIDEN_PLAN[(op, t, b.dtype)] = (f"cvt{wide.ptx}{b.dtype.ptx}", wide, opcode)
     return result
 
 
