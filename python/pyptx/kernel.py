@@ -17,6 +17,7 @@ module, so a trace never depends on earlier ones.
 """
 from __future__ import annotations
 
+import gc
 import inspect
 import os
 import shutil
@@ -183,6 +184,17 @@ class Kernel:
 
     def module(self, **kwargs) -> TracedModule:
         """Traces the kernel for these template/shape kwargs."""
+        # A trace allocates many short-lived objects and no cycles worth
+        # collecting; the cyclic GC would only rescan them.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._trace(kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _trace(self, kwargs) -> TracedModule:
         template, shapes = self._bind(kwargs)
         target = resolve_arch(self._arch)
         version = self.version or default_version(target)
