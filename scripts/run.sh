@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The main job: set up, build, export the example kernel to PTX and check it
-# with ptxas when present, then round-trip an nvcc-generated PTX file through
-# the dialect.
+# The main job: set up, build, trace a Python example kernel and export the
+# MLIR example to PTX (checked with ptxas when present), round-trip an
+# nvcc-generated PTX file through the dialect, and on a machine with a GPU
+# launch the examples against their NumPy references.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -24,6 +25,14 @@ else
   echo "== ptxas not found: PTX not assembled"
 fi
 
+echo "== trace examples/hopper/rms_norm.py (the Python DSL) for B=8, N=1024"
+python3 examples/hopper/rms_norm.py 8 1024 > "$OUT/rms_norm.ptx"
+cat "$OUT/rms_norm.ptx"
+if [[ -x "$PTXAS" ]]; then
+  "$PTXAS" -arch=sm_90a "$OUT/rms_norm.ptx" -o "$OUT/rms_norm.cubin"
+  echo "== ptxas -arch=sm_90a: ok ($(stat -c %s "$OUT/rms_norm.cubin") byte cubin)"
+fi
+
 echo "== round trip examples/ptx/saxpy.ptx (nvcc -lineinfo output)"
 "$BIN/pyptx-translate" --import-ptx examples/ptx/saxpy.ptx -o "$OUT/saxpy.mlir"
 "$BIN/pyptx-opt" "$OUT/saxpy.mlir" -o "$OUT/saxpy.verified.mlir"
@@ -41,4 +50,11 @@ if [[ -x "$PTXAS" ]]; then
   "$PTXAS" -arch=sm_90a "$OUT/saxpy.canonical.ptx" -o "$OUT/b.cubin"
   python3 test/corpus/cubin_sections.py "$OUT/a.cubin" "$OUT/b.cubin"
   echo "== canonical export assembles to the same cubin"
+fi
+
+if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+  echo "== GPU found: launch every example and compare with NumPy"
+  python3 examples/run_on_gpu.py
+else
+  echo "== no GPU: examples traced and assembled, not launched"
 fi
