@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How fast pyptx traces: microseconds per emitted PTX instruction.
 
-Traces the seeds' rms_norm kernel (docs: "Torch Runtime") at a width that
+Traces the seeds' rms_norm kernel (examples/seeds.py) at a width that
 makes it emit over 5,000 instructions, with our package and, when given
 --original DIR (the original Python pyptx, e.g. `pip install --target DIR
 pyptx==0.1.1`), with that one too, in the same run, from the same source.
@@ -20,52 +20,11 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# Runs inside the measured interpreter; prints one JSON line.
+# Runs inside the measured interpreter (PYTHONPATH: the package measured,
+# then the repository for examples/seeds.py); prints one JSON line.
 KERNEL = r'''
 import json, sys, time
-from pyptx import Tile, kernel, ptx, reg
-from pyptx.types import f32, u32
-
-WARP_SIZE = 32
-
-def build_rms_norm(B, N, eps=1e-6):
-    items_per_thread = N // WARP_SIZE
-
-    @kernel(in_specs=(Tile(B, N, f32), Tile(N, f32)), out_specs=(Tile(B, N, f32),),
-            grid=(B, 1, 1), block=(WARP_SIZE, 1, 1), arch="sm_90a")
-    def rms_norm(X, W, Y):
-        px, pw, py = ptx.global_ptrs(X, W, Y)
-        row = reg.from_(ptx.special.ctaid.x(), u32)
-        row_byte_off = row * (N * 4)
-        px += row_byte_off
-        py += row_byte_off
-        tid = reg.from_(ptx.special.tid.x(), u32)
-        sum_sq = reg.scalar(f32, init=0.0)
-        x_vals = reg.array(f32, items_per_thread)
-        for i in range(items_per_thread):
-            idx = tid + i * WARP_SIZE
-            ptr = px + idx * 4
-            ptx.inst.ld.global_.f32(x_vals[i], ptx.addr(ptr))
-            ptx.inst.fma.rn.f32(sum_sq, x_vals[i], x_vals[i], sum_sq)
-        ptx.warp.reduce_sum(sum_sq)
-        mean_sq = reg.scalar(f32)
-        inv_n = reg.scalar(f32, init=1.0 / N)
-        eps_reg = reg.scalar(f32, init=eps)
-        rstd = reg.scalar(f32)
-        ptx.inst.mul.f32(mean_sq, sum_sq, inv_n)
-        ptx.inst.add.f32(mean_sq, mean_sq, eps_reg)
-        ptx.inst.rsqrt.approx.f32(rstd, mean_sq)
-        for i in range(items_per_thread):
-            idx = tid + i * WARP_SIZE
-            off = idx * 4
-            w_val = reg.scalar(f32)
-            y_val = reg.scalar(f32)
-            ptx.inst.ld.global_.f32(w_val, ptx.addr(pw + off))
-            ptx.inst.mul.f32(y_val, x_vals[i], rstd)
-            ptx.inst.mul.f32(y_val, y_val, w_val)
-            ptx.inst.st.global_.f32(ptx.addr(py + off), y_val)
-        ptx.ret()
-    return rms_norm
+from examples.seeds import build_rms_norm
 
 # Ours only: when the trace ends (before verification and printing).
 marks = {}
@@ -97,7 +56,7 @@ print(json.dumps({"seconds": best, "trace_seconds": best_trace,
 
 
 def measure(path_entries, n, repeat):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path_entries))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(path_entries + [ROOT]))
     out = subprocess.run([sys.executable, "-c", KERNEL, str(n), str(repeat)],
                          env=env, capture_output=True, text=True)
     if out.returncode:

@@ -10,24 +10,10 @@ import sys
 if __package__ in (None, ""):  # run as a script: make `examples` importable
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from examples.common import swiglu as _common  # noqa: E402
+from examples.common.for_arch import example  # noqa: E402
 
 ARCH = "sm_90a"
-
-
-def build_swiglu(B: int, F: int, threads: int = 256):
-    return _common.build_swiglu(B, F, arch=ARCH, threads=threads)
-
-
-def reference(gate, up):
-    return _common.reference(gate, up)
-
-
-def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    B, N = (int(a) for a in argv[:2]) if len(argv) >= 2 else (16, 1024)
-    print(build_swiglu(B, N).ptx(), end="")
-
+build_swiglu, reference, main = example("swiglu", ARCH)
 
 if __name__ == "__main__":
     main()
