@@ -127,10 +127,20 @@ class _Inst:
             # The common case, without emit's layers: registers of this
             # trace pass their operand as it is.
             ftype = self._ftype
-            ctx.module.inst(ctx.func, opcode,
-                            [o.op if type(o) is _Reg and o.ctx is ctx
-                             else operand(o, ftype) for o in operands],
-                            -1, False, None)
+            ops = []
+            for o in operands:
+                kind = type(o)
+                if kind is _Reg and o.ctx is ctx:
+                    ops.append(o.op)
+                elif (kind is Address and o.coords is None and type(o.base) is _Reg
+                      and o.base.ctx is ctx):
+                    off = o.offset  # [r], [r+off], [r-off], as Address spells them
+                    ops.append(("a", [o.base.op] if not off else
+                                [("+", o.base.op, ("i", off)) if off > 0 else
+                                 ("-", o.base.op, ("i", -off))]))
+                else:
+                    ops.append(operand(o, ftype))
+            ctx.module.inst(ctx.func, opcode, ops, -1, False, None)
             return
         emit(opcode, *operands, pred=pred)
 

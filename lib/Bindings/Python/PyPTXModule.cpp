@@ -212,6 +212,10 @@ public:
     module = ModuleOp::create(builder, UnknownLoc::get(ctx.get()),
                               version.first, version.second,
                               ArrayRef<StringRef>{target}, addressSize);
+    for (unsigned i = 0; i < 8; ++i)
+      plainRefs.push_back(RegRefAttr::get(ctx.get(), i, ""));
+    for (int64_t v = 0; v < 256; ++v)
+      smallImms.push_back(ImmAttr::get(ctx.get(), v, IntFormat::dec, false));
   }
 
   unsigned addFunction(const std::string &name, bool entry,
@@ -485,11 +489,16 @@ private:
     }
     if (!line)
       return UnknownLoc::get(ctx.get());
+    if (lastLoc.file.ptr() == file.ptr() && lastLoc.line == line &&
+        lastLoc.column == column)
+      return lastLoc.loc;
     StringRef path = strRef(file);
     auto [it, inserted] = files.try_emplace(path);
     if (inserted)
       it->second = StringAttr::get(ctx.get(), path);
-    return FileLineColLoc::get(it->second, line, column);
+    Location result = FileLineColLoc::get(it->second, line, column);
+    lastLoc = {file, line, column, result};
+    return result;
   }
 
   /// One tagged operand tuple as an operand attribute; registers it names
@@ -514,16 +523,25 @@ private:
       return elements;
     };
     if (tag == "r") {
-      args.push_back(value(item(1).cast<int>()));
-      StringRef component =
-          PyTuple_GET_SIZE(operand.ptr()) > 2 ? strRef(item(2)) : "";
-      return RegRefAttr::get(c, args.size() - 1, component);
+      long id = PyLong_AsLong(item(1).ptr());
+      if (id == -1 && PyErr_Occurred())
+        throw py::error_already_set();
+      args.push_back(value(int(id)));
+      unsigned index = args.size() - 1;
+      if (PyTuple_GET_SIZE(operand.ptr()) > 2)
+        return RegRefAttr::get(c, index, strRef(item(2)));
+      // The first operand positions, without asking the uniquer each time.
+      if (index < plainRefs.size())
+        return plainRefs[index];
+      return RegRefAttr::get(c, index, "");
     }
     if (tag == "i") {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(item(1).ptr(), &overflow);
       if (v == -1 && PyErr_Occurred())
         throw py::error_already_set();
+      if (!overflow && v >= 0 && size_t(v) < smallImms.size())
+        return smallImms[v];
       if (!overflow)
         return ImmAttr::get(c, int64_t(v), IntFormat::dec, false);
       // 2^63 .. 2^64 - 1: PTX's unsigned 64-bit immediates.
@@ -600,6 +618,18 @@ private:
   }
 
   std::unique_ptr<MLIRContext> ctx;
+  /// Attributes most instructions use, made once: `#pyptx.ref<i>` for the
+  /// first operand positions, immediates 0..255.
+  SmallVector<Attribute, 8> plainRefs;
+  SmallVector<Attribute, 256> smallImms;
+  /// The last location asked for: instructions of an unrolled Python loop
+  /// come from a few lines.
+  /// (Holding the file object keeps its address its own.)
+  struct {
+    py::object file;
+    unsigned line = 0, column = 0;
+    Location loc = nullptr;
+  } lastLoc;
   OpBuilder builder;
   OwningOpRef<ModuleOp> module;
   std::vector<Function> functions;
