@@ -110,6 +110,12 @@ class Module:
     @property
     def num_instructions(self) -> int: ...
 
+    @property
+    def warnings(self) -> list[tuple[str, int, int, str]]:
+        """(file, line, column, message) of each warning of the last
+        verify()/ptx(): under isa_policy "warn-unknown", the instructions
+        the ISA description lacks."""
+
 
 def set_internal_dirs(dirs: Sequence[str]) -> None:
     """Directories whose code is pyptx's own, skipped when inst(loc=None)
@@ -118,6 +124,11 @@ def set_internal_dirs(dirs: Sequence[str]) -> None:
 
 def caller_location() -> Loc:
     """The location inst(loc=None) would give an instruction now."""
+
+
+def opcode_problem(opcode: str) -> str | None:
+    """Why no form of the ISA description takes this opcode ("add.q32":
+    unknown modifier, order, a missing modifier), or None."""
 
 
 def import_ptx(text: str, filename: str = "<ptx>") -> str:

@@ -107,12 +107,14 @@ _INTERNAL_CODE: dict = {}
 
 class TraceContext:
     def __init__(self, *, version, target, name, params, directives,
-                 lineinfo=False, loc=("", 0, 0)):
+                 lineinfo=False, isa_policy="strict", loc=("", 0, 0)):
         self.native = native()
         self.target = target
         self.version = version
         self.lineinfo = lineinfo
-        self.module = self._call(self.native.Module, version, target, loc=loc)
+        self.isa_policy = isa_policy
+        self.module = self._call(self.native.Module, version, target, 64,
+                                 isa_policy, loc=loc)
         self.func = self._call(self.module.add_function, name, True, params,
                                directives, "visible", loc, loc=loc)
         self.counters: dict[str, int] = {}

@@ -16,6 +16,11 @@ class PyptxError(Exception):
     """Base class of pyptx's own errors."""
 
 
+class KernelWarning(UserWarning):
+    """A diagnostic that does not stop the trace: under
+    ``isa_policy="warn-unknown"``, an instruction the ISA description lacks."""
+
+
 class KernelError(PyptxError):
     """An error in a kernel, located at the author's Python line.
 

@@ -23,10 +23,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+import warnings
 from typing import Any, Callable, Sequence
 
 from pyptx._arch import default_version, resolve_arch
 from pyptx._trace import TraceContext
+from pyptx.errors import KernelWarning
 from pyptx.specs import TensorSpec, Tile
 
 _TOOL_DIRS = ("/usr/local/cuda/bin",)
@@ -71,8 +73,9 @@ class Kernel:
                  extern_smem: bool | str = False,
                  reqntid: tuple[int, ...] | None = None,
                  raw_directives: Sequence[tuple[str, tuple]] | None = None,
-                 lineinfo: bool = False):
+                 lineinfo: bool = False, isa_policy: str = "strict"):
         self.fn = fn
+        self.isa_policy = isa_policy
         self.name = fn.__name__
         self._arch = arch
         self.version = tuple(version) if version is not None else None
@@ -201,7 +204,8 @@ class Kernel:
         params = [(n, "u64") for n in self.tensor_names] + self.raw_params
         with TraceContext(version=version, target=target, name=self.name,
                           params=params, directives=self._directives(),
-                          lineinfo=self.lineinfo, loc=self._loc) as ctx:
+                          lineinfo=self.lineinfo, isa_policy=self.isa_policy,
+                          loc=self._loc) as ctx:
             if self.extern_smem:
                 name = self.extern_smem if isinstance(self.extern_smem, str) else "smem"
                 # 1024-byte alignment: what 128B-swizzled TMA/wgmma tiles need.
@@ -214,6 +218,9 @@ class Kernel:
             self.fn(*tensors, **template)
             ctx.finish()
             text = ctx._call(ctx.module.ptx, loc=self._loc)
+            for file, line, column, message in ctx.module.warnings:
+                warnings.warn_explicit(message, KernelWarning, file or "<pyptx>",
+                                       line or 0)
         return TracedModule(ctx.module, text, name=self.name, arch=target,
                             version=version, grid=self._grid_for(template, shapes),
                             block=self._block, cluster=self._cluster, smem=self._smem,
@@ -270,15 +277,18 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
            version: tuple[int, int] | None = None, in_specs=None, out_specs=None,
            grid: Any = None, block=(1, 1, 1), cluster=(1, 1, 1), smem: int = 0,
            raw_params=None, extern_smem: bool | str = False, reqntid=None,
-           raw_directives=None, lineinfo: bool = False):
+           raw_directives=None, lineinfo: bool = False, isa_policy: str = "strict"):
     """Decorator: ``@kernel`` or ``@kernel(arch="sm_100a", ...)`` -> Kernel.
 
     lineinfo=True emits ``.file``/``.loc`` so ptxas (-lineinfo) maps SASS to
-    the Python lines."""
+    the Python lines. isa_policy: "strict" (every instruction must be in the
+    ISA description), "warn-unknown" (instructions newer than it pass, with
+    a warning) or "off" -- pyptx-opt's --pyptx-isa."""
     options = dict(arch=arch, version=version, in_specs=in_specs, out_specs=out_specs,
                    grid=grid, block=block, cluster=cluster, smem=smem,
                    raw_params=raw_params, extern_smem=extern_smem, reqntid=reqntid,
-                   raw_directives=raw_directives, lineinfo=lineinfo)
+                   raw_directives=raw_directives, lineinfo=lineinfo,
+                   isa_policy=isa_policy)
     if fn is not None:
         return Kernel(fn, **options)
     return lambda f: Kernel(f, **options)

@@ -51,6 +51,8 @@ def _reg_id(r):
 
 def emit(opcode: str, *operands, pred=None, loc=None):
     """Emits `opcode` with `operands` (converted as in the module docstring)."""
+    if opcode not in _CHECKED:
+        check_opcode(opcode, loc or user_loc())
     ctx = get_ctx()
     guard, negated = _guard(pred)
     ftype = float_kind(opcode)
@@ -68,33 +70,22 @@ def mangle(part: str) -> str:
     return part.replace("__", "::")
 
 
-_OPCODES = None
-
-
-def _known_opcodes():
-    global _OPCODES
-    if _OPCODES is None:
-        table = isa_table()
-        _OPCODES = frozenset(f["opcode"] for f in table.FORMS) if table else frozenset()
-    return _OPCODES
-
-
 def check_opcode(opcode: str, loc) -> None:
-    """Rejects an opcode whose mnemonic the ISA table does not know (when the
-    generated table is present; the native verifier checks the rest)."""
+    """Rejects, at the author's line, an opcode that no form of the ISA
+    description takes (the native verifier checks operands, types and
+    targets when the kernel is finished). Kernels traced with
+    isa_policy other than "strict" skip it."""
     if opcode in _CHECKED:
         return
-    known = _known_opcodes()
-    if not known:
-        return
-    parts = opcode.split(".")
-    if not any(".".join(parts[:i]) in known for i in range(1, len(parts) + 1)):
-        raise KernelError(f"unknown PTX instruction '{opcode}' (no mnemonic of the "
-                          f"ISA table is a prefix of it)", *loc)
-    _CHECKED.add(opcode)
+    ctx = get_ctx()
+    if ctx.isa_policy == "strict":
+        problem = ctx.native.opcode_problem(opcode)
+        if problem is not None:
+            raise KernelError(problem, *loc)
+        _CHECKED.add(opcode)
 
 
-_CHECKED: set = set()  # opcodes whose mnemonic is known
+_CHECKED: set = set()  # opcodes the ISA description takes
 
 
 class _Inst:

@@ -135,3 +135,42 @@ def test_sass_without_disassembler(monkeypatch):
 
     with pytest.raises(RuntimeError, match="ptxas.*cuobjdump or nvdisasm|cuobjdump or nvdisasm"):
         k.sass()
+
+
+def test_unknown_modifier_raises_at_the_call_with_the_isa_message():
+    @kernel(arch="sm_90a")
+    def typo():
+        r = reg.scalar(u32)
+        ptx.inst.add.q32(r, r, r)  # <- bad-modifier
+        ptx.ret()
+
+    with pytest.raises(KernelError) as info:
+        typo.ptx()
+    message = str(info.value)
+    # Raised by the call itself (the ISA description's modifier check), not
+    # by the verifier after the trace.
+    assert f"test_errors.py:{line_of(HERE, '# <- bad-modifier')}:" in message, message
+    assert "'add.q32' has unknown modifier '.q32'" in message, message
+
+
+def test_isa_policy_warn_unknown_lets_newer_ptx_through_with_a_warning():
+    from pyptx.errors import KernelWarning
+
+    def build(policy):
+        @kernel(arch="sm_90a", isa_policy=policy)
+        def newer():
+            r = reg.scalar(u32)
+            ptx.inst.frobnicate.u32(r, r)  # <- unknown
+            ptx.ret()
+        return newer
+
+    with pytest.raises(KernelError):
+        build("strict").ptx()
+    with pytest.warns(KernelWarning, match="unknown instruction 'frobnicate'") as record:
+        text = build("warn-unknown").ptx()
+    assert "frobnicate.u32 %r0, %r0;" in text
+    assert record[0].lineno == line_of(HERE, "# <- unknown")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert "frobnicate.u32" in build("off").ptx()

@@ -49,6 +49,16 @@ public:
           return success();
         }) {}
 
+  /// The warnings collected, as (file, line, column, message).
+  std::vector<std::tuple<std::string, unsigned, unsigned, std::string>>
+  warnings() const {
+    std::vector<std::tuple<std::string, unsigned, unsigned, std::string>> out;
+    for (auto &[severity, file, line, column, message] : entries)
+      if (severity == "warning")
+        out.emplace_back(file, line, column, message);
+    return out;
+  }
+
   /// Raises PTXError with what was collected (or `fallback` if nothing).
   [[noreturn]] void raise(const std::string &fallback) {
     py::list list;
@@ -415,7 +425,13 @@ public:
     DiagnosticCollector diagnostics(ctx.get());
     if (failed(mlir::verify(*module)))
       diagnostics.raise("the module does not verify");
+    lastWarnings = diagnostics.warnings();
   }
+
+  /// The warnings of the last verification (`--pyptx-isa=warn-unknown`'s
+  /// undescribed instructions).
+  std::vector<std::tuple<std::string, unsigned, unsigned, std::string>>
+      lastWarnings;
 
   std::string ptx() {
     verify();
@@ -716,7 +732,10 @@ PYBIND11_MODULE(_native, m) {
       .def("ptx", &ModuleBuilder::ptx)
       .def("mlir", &ModuleBuilder::mlirText)
       .def_property_readonly("num_instructions",
-                             &ModuleBuilder::getNumInstructions);
+                             &ModuleBuilder::getNumInstructions)
+      .def_readonly("warnings", &ModuleBuilder::lastWarnings,
+                    "(file, line, column, message) of each warning of the "
+                    "last verify()/ptx()");
 
   m.def(
       "set_internal_dirs",
@@ -731,6 +750,22 @@ PYBIND11_MODULE(_native, m) {
         return py::make_tuple(file, line, column);
       },
       "The (file, line, column) inst(loc=None) would use.");
+  m.def(
+      "opcode_problem",
+      [](const std::string &opcode) -> std::optional<std::string> {
+        SmallVector<StringRef, 8> parts;
+        StringRef(opcode).split(parts, '.');
+        std::optional<ptxisa::Problem> problem =
+            ptxisa::matchModifiers(parts.front(),
+                                   ArrayRef(parts).drop_front())
+                .problem;
+        if (!problem)
+          return std::nullopt;
+        return problem->message;
+      },
+      py::arg("opcode"),
+      "Why the ISA description takes no form of this opcode (mnemonic and "
+      "modifiers), or None.");
   m.def("import_ptx", &importText, py::arg("text"),
         py::arg("filename") = "<ptx>");
   m.def("export_ptx", &exportText, py::arg("mlir"));
