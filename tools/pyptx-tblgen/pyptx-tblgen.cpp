@@ -211,11 +211,23 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
         << (group.optional ? "true" : "false") << "},\n";
       ++numGroups;
     }
+    auto groupIndex = [&](StringRef name) {
+      for (auto [i, g] : llvm::enumerate(form.groups))
+        if (g.name == name)
+          return int(i);
+      return -1;
+    };
     for (const Operand &op : form.operands) {
       unsigned kind = find(ArrayRef(kKinds), op.kind) - std::begin(kKinds);
+      StringRef type = op.type;
+      bool named = type.consume_front("$");
+      bool wide = named && type.consume_back(":wide");
       o << "    {OperandKind::" << kKindEnums[kind] << ", " << cstr(op.type)
         << ", " << cstr(op.when) << ", " << cstr(op.vec) << ", " << op.length
-        << ", " << (op.sinkOK ? "true" : "false") << "},\n";
+        << ", " << (op.sinkOK ? "true" : "false") << ", "
+        << (named ? groupIndex(type) : -1) << ", "
+        << (op.vec.empty() ? -1 : groupIndex(op.vec)) << ", "
+        << (wide ? "true" : "false") << "},\n";
       ++numOperands;
     }
     for (const ValueReq &req : form.valueReqs) {
@@ -242,7 +254,7 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   };
   table("GroupDesc", "kGroups", groups, "    {\"\", 0, 0, false},\n");
   table("OperandDesc", "kOperands", operands,
-        "    {OperandKind::Any, \"\", \"\", \"\", 0, false},\n");
+        "    {OperandKind::Any, \"\", \"\", \"\", 0, false, -1, -1, false},\n");
   table("ValueReqDesc", "kValueReqs", reqs, "    {\"\", 0, 0, 0, 0},\n");
   table("FormDesc", "kForms", formRows,
         "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "

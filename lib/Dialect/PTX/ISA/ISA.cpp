@@ -53,11 +53,20 @@ ArrayRef<StringLiteral> valuesOf(const GroupDesc &g) {
 }
 
 const TargetDesc *lookupTarget(StringRef name) {
+  // Every instruction of a module asks for the same target.
+  thread_local StringRef lastName;
+  thread_local const TargetDesc *lastTarget = nullptr;
+  if (lastTarget && name == lastName)
+    return lastTarget;
   const TargetDesc *end = kTargets + kNumTargets;
   const TargetDesc *it = std::lower_bound(
       kTargets, end, name,
       [](const TargetDesc &t, StringRef n) { return t.name < n; });
-  return it != end && it->name == name ? it : nullptr;
+  if (it == end || it->name != name)
+    return nullptr;
+  lastName = it->name; // the table's own string: outlives every module
+  lastTarget = it;
+  return it;
 }
 
 std::string formatVersion(unsigned version) {
@@ -79,6 +88,20 @@ struct TypeInfo {
 };
 
 std::optional<TypeInfo> parseType(StringRef name) {
+  // The common case first, without a table: b32, u64, f16, s8, b128.
+  if (name.size() >= 2 && name.size() <= 4 &&
+      StringRef("bsuf").contains(name.front())) {
+    unsigned bits = 0;
+    bool digits = true;
+    for (char c : name.drop_front())
+      if (c >= '0' && c <= '9')
+        bits = bits * 10 + (c - '0');
+      else
+        digits = false;
+    if (digits && (bits == 8 || bits == 16 || bits == 32 || bits == 64 ||
+                   bits == 128))
+      return TypeInfo{name.front(), bits, name};
+  }
   if (name == "pred")
     return TypeInfo{'p', 1, name};
   unsigned bits = StringSwitch<unsigned>(name)
@@ -200,7 +223,8 @@ private:
   std::optional<Problem> checkOperands();
   std::optional<Problem> checkTypes();
   std::optional<Problem> checkRequirements();
-  StringRef groupValue(StringRef name) const;
+  /// The modifier group `group` took, or "".
+  StringRef takenValue(int group) const;
   bool hasModifier(StringRef value) const {
     return is_contained(inst.modifiers, value);
   }
@@ -242,11 +266,8 @@ bool FormMatcher::matchGroups(unsigned mod, unsigned group) {
   return g.optional && matchGroups(mod, group + 1);
 }
 
-StringRef FormMatcher::groupValue(StringRef name) const {
-  for (auto [i, g] : llvm::enumerate(groups))
-    if (g.name == name)
-      return taken[i] < 0 ? StringRef() : inst.modifiers[taken[i]];
-  return {};
+StringRef FormMatcher::takenValue(int group) const {
+  return taken[group] < 0 ? StringRef() : inst.modifiers[taken[group]];
 }
 
 Attempt FormMatcher::matchOpcode() {
@@ -353,7 +374,9 @@ std::optional<Problem> FormMatcher::checkOperands() {
   for (const OperandDesc &d : descs) {
     StringRef when = d.when;
     int8_t s = 1;
-    if (when == "?")
+    if (when.empty())
+      ; // always there
+    else if (when == "?")
       s = 2;
     else if (when.consume_front("!"))
       s = hasModifier(when) ? 0 : 1;
@@ -413,7 +436,7 @@ std::optional<Problem> FormMatcher::checkOperands() {
         expected = "a vector of " + std::to_string(d.length) + " elements";
       break;
     case OperandKind::Data: {
-      unsigned n = d.vec.empty() ? 0 : vectorLength(groupValue(d.vec));
+      unsigned n = d.vecGroup < 0 ? 0 : vectorLength(takenValue(d.vecGroup));
       if (n) {
         ok = op.shape == S::Vector && op.elements.size() == n;
         expected = "a vector of " + std::to_string(n) + " elements {...}";
@@ -542,11 +565,9 @@ std::optional<Problem> FormMatcher::checkTypes() {
     StringRef spec = d.type;
     if (spec.empty())
       continue;
-    bool wide = false;
-    if (spec.consume_front("$")) {
-      wide = spec.consume_back(":wide");
-      spec = groupValue(spec);
-    }
+    bool wide = d.wide;
+    if (d.typeGroup >= 0)
+      spec = takenValue(d.typeGroup);
     std::optional<TypeInfo> want = parseType(spec);
     if (!want)
       continue;

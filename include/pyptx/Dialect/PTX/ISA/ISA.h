@@ -44,6 +44,10 @@ struct OperandDesc {
   llvm::StringLiteral vec;  // for Data: the group holding `.vN`
   uint16_t length;          // for Vec: the element count, 0 for any
   bool sinkOK;
+  /// `type` and `vec` resolved: the index of the group they name (-1: none),
+  /// and whether the type is that group's `:wide`.
+  int8_t typeGroup, vecGroup;
+  bool wide;
 };
 
 struct ValueReqDesc {
