@@ -222,6 +222,8 @@ public:
     module = ModuleOp::create(builder, UnknownLoc::get(ctx.get()),
                               version.first, version.second,
                               ArrayRef<StringRef>{target}, addressSize);
+    instName = OperationName(InstOp::getOperationName(), ctx.get());
+    noAttributes = DictionaryAttr::get(ctx.get());
     for (unsigned i = 0; i < 8; ++i)
       plainRefs.push_back(RegRefAttr::get(ctx.get(), i, ""));
     for (int64_t v = 0; v < 256; ++v)
@@ -366,13 +368,20 @@ public:
     SmallVector<Attribute, 8> operands;
     for (py::handle operand : py::reinterpret_borrow<py::sequence>(operandsObj))
       operands.push_back(convert(operand, args));
-    builder.setInsertionPointToEnd(f.scopes.back());
-    InstOp::create(builder, location(loc),
-                   guard < 0 ? Value() : value(guard), args,
-                   negated ? builder.getUnitAttr() : UnitAttr(),
-                   cached->second.first, cached->second.second,
-                   ArrayAttr::get(c, operands), IntegerAttr(), IntegerAttr(),
-                   IntegerAttr());
+    // Straight from the properties, as the importer does: the most frequent
+    // op skips filling and tearing down an OperationState.
+    InstOp::Properties properties;
+    properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
+    properties.setMnemonic(cached->second.first);
+    properties.setModifiers(cached->second.second);
+    properties.setPtxOperands(ArrayAttr::get(c, operands));
+    properties.operandSegmentSizes = {guard < 0 ? 0 : 1, int32_t(args.size())};
+    if (guard >= 0)
+      args.insert(args.begin(), value(guard));
+    Operation *op = Operation::create(location(loc), *instName, {}, args,
+                                      noAttributes,
+                                      OpaqueProperties(&properties), {}, 0);
+    f.scopes.back()->push_back(op);
     ++numInstructions;
   }
 
@@ -638,6 +647,9 @@ private:
   /// first operand positions, immediates 0..255.
   SmallVector<Attribute, 8> plainRefs;
   SmallVector<Attribute, 256> smallImms;
+  /// pyptx.inst's name and an empty attribute dictionary, looked up once.
+  std::optional<OperationName> instName;
+  DictionaryAttr noAttributes;
   /// The last location asked for: instructions of an unrolled Python loop
   /// come from a few lines.
   /// (Holding the file object keeps its address its own.)
