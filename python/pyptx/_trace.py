@@ -6,9 +6,7 @@ kernel traced twice -- or after other kernels -- prints the same PTX.
 """
 from __future__ import annotations
 
-import functools
 import os
-import sys
 
 from pyptx.errors import KernelError, PyptxError, from_native
 
@@ -63,44 +61,11 @@ def active() -> bool:
 
 # -- source locations --------------------------------------------------------
 
-@functools.lru_cache(maxsize=256)
-def _code_columns(code) -> tuple:
-    # One entry per 2-byte code unit (CPython 3.11+): the 0-based start column.
-    return tuple(pos[2] for pos in code.co_positions())
-
-
-def _position(frame) -> int:
-    """1-based column of the frame's current instruction (0 if unknown)."""
-    if not hasattr(frame.f_code, "co_positions") or frame.f_lasti < 0:
-        return 0
-    columns = _code_columns(frame.f_code)
-    index = frame.f_lasti // 2
-    if index < len(columns) and columns[index] is not None:
-        return columns[index] + 1
-    return 0
-
-
-def user_loc(depth: int = 1) -> tuple[str, int, int]:
+def user_loc() -> tuple[str, int, int]:
     """(file, line, column) of the innermost caller outside the pyptx package
-    (and contextlib), i.e. the kernel author's line."""
-    if _NATIVE is not None:
-        return _NATIVE.caller_location()
-    frame = sys._getframe(depth)
-    while frame is not None:
-        code = frame.f_code
-        internal = _INTERNAL_CODE.get(code)
-        if internal is None:
-            directory = os.path.dirname(os.path.abspath(code.co_filename))
-            internal = _INTERNAL_CODE[code] = directory in (_PACKAGE_DIR, _CONTEXTLIB)
-        if not internal:
-            return (code.co_filename, frame.f_lineno or 0, _position(frame))
-        frame = frame.f_back
-    return ("", 0, 0)
-
-
-# Whether a code object is pyptx's (or contextlib's): asked once per code
-# object, since every emitted instruction walks the stack.
-_INTERNAL_CODE: dict = {}
+    (and contextlib), i.e. the kernel author's line: the native module's
+    stack walk, the one every instruction uses."""
+    return native().caller_location()
 
 
 # -- the context --------------------------------------------------------------
@@ -145,7 +110,7 @@ class TraceContext:
         except Exception as e:
             if type(e).__name__ != "PTXError":
                 raise
-            raise from_native(e, loc or user_loc(2)) from None
+            raise from_native(e, loc or user_loc()) from None
 
     def unique(self, kind: str) -> int:
         """Next number for `kind` in this trace (labels, smem names)."""
@@ -183,19 +148,19 @@ class TraceContext:
         if self.pending_join is not None:
             self.flush()
         if self.lineinfo:
-            loc = loc or user_loc(2)
+            loc = loc or user_loc()
             self._lineinfo(loc)
         self.module.inst(self.func, opcode, operands,
                          -1 if guard is None else guard, negated, loc)
 
     def label(self, name: str, loc=None, flush=True):
-        loc = loc or user_loc(2)
+        loc = loc or user_loc()
         if flush:
             self.flush()
         self._call(self.module.label, self.func, name, loc, loc=loc)
 
     def open_scope(self, loc=None):
-        loc = loc or user_loc(2)
+        loc = loc or user_loc()
         self.flush()
         self._call(self.module.open_scope, self.func, loc, loc=loc)
 
@@ -210,7 +175,7 @@ class TraceContext:
         return self._call(self.module.sreg, self.func, name)
 
     def add_shared(self, name, type_name, count, align, extern=False, loc=None):
-        loc = loc or user_loc(2)
+        loc = loc or user_loc()
         self._call(self.module.add_shared, self.func, name, type_name, count,
                    align, extern, loc, loc=loc)
 

@@ -23,7 +23,7 @@ from pyptx import reg as _reg
 from pyptx.reg import Reg as _Reg
 from pyptx import types as T
 from pyptx._operands import SINK, Address, Pipe, float_kind, operand
-from pyptx._trace import _stack, get_ctx, isa_table, user_loc
+from pyptx._trace import _stack, get_ctx, user_loc
 from pyptx.errors import KernelError
 
 sink = SINK

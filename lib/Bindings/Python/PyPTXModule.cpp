@@ -282,15 +282,13 @@ public:
       builder.setInsertionPoint(f.op);
     else
       builder.setInsertionPointToStart(&f.op.getBody().front());
-    auto u32 = [&](unsigned v) {
-      return IntegerAttr::get(IntegerType::get(c, 32, IntegerType::Unsigned),
-                              v);
-    };
     VarOp::create(builder, location(loc), StringAttr::get(c, name),
                   StateSpaceAttr::get(c, StateSpace::shared),
                   LinkageAttr::get(c, external ? Linkage::extern_
                                                : Linkage::none),
-                  u32(align), ScalarTypeAttr::get(c, *scalar), u32(1),
+                  builder.getUI32IntegerAttr(align),
+                  ScalarTypeAttr::get(c, *scalar),
+                  builder.getUI32IntegerAttr(1),
                   DenseI64ArrayAttr::get(c, {external ? -1 : count}),
                   Attribute(), ArrayAttr());
   }
@@ -410,12 +408,11 @@ public:
                     unsigned column) {
     Function &f = function(funcId);
     builder.setInsertionPointToEnd(f.scopes.back());
-    auto u32 = [&](unsigned v) {
-      return IntegerAttr::get(
-          IntegerType::get(ctx.get(), 32, IntegerType::Unsigned), v);
-    };
-    LocOp::create(builder, UnknownLoc::get(ctx.get()), u32(file), u32(line),
-                  u32(column), FlatSymbolRefAttr(), DenseI64ArrayAttr());
+    LocOp::create(builder, UnknownLoc::get(ctx.get()),
+                  builder.getUI32IntegerAttr(file),
+                  builder.getUI32IntegerAttr(line),
+                  builder.getUI32IntegerAttr(column), FlatSymbolRefAttr(),
+                  DenseI64ArrayAttr());
   }
 
   void addFile(unsigned index, const std::string &path) {
