@@ -7,6 +7,8 @@ every op gets the Python caller's location.
 Operands of `Module.inst` are tagged tuples:
     ("r", reg_id)              a register (reg_id from Module.reg/sreg)
     ("r", reg_id, "x")         a vector register's component
+    ("n", reg_class)           a new register of the class (Module.reg_class),
+                               created here; inst returns its id
     ("i", value)               an integer immediate (Python int, -2**63..2**64-1)
     ("f32", value)             a float immediate, printed 0fXXXXXXXX
     ("f64", value)             a double immediate, printed 0dXXXXXXXXXXXXXXXX
@@ -69,6 +71,14 @@ class Module:
         in creation order and declared together at the top of the function,
         nvcc-style: `.reg .f32 %f<12>;` (prefix "%f")."""
 
+    def reg_class(self, func: int, type: str, prefix: str, vec: int = 1) -> int:
+        """The id of function `func`'s registers of `prefix` (of `type`),
+        for new_reg and ("n", reg_class) operands: the per-register calls
+        then pass no strings."""
+
+    def new_reg(self, reg_class: int, /) -> int:
+        """Declares one register of the class; returns its id (as reg)."""
+
     def sreg(self, func: int, name: str) -> int:
         """A special register ("%tid.x", "%ctaid.y", "%laneid", "%clock64",
         ...) as a register id; its type comes from PTX."""
@@ -76,11 +86,14 @@ class Module:
     # -- statements ---------------------------------------------------------
     def inst(self, func: int, opcode: str, operands: Sequence[Operand],
              guard: int = -1, negated: bool = False,
-             loc: Loc | None = None) -> None:
+             loc: Loc | None = None, /) -> int | None:
         """Appends one instruction: opcode "ld.global.v4.f32", operands as
         above, an optional guard predicate register (@%p, or @!%p when
         negated). loc None: the innermost Python frame outside the
-        directories given to set_internal_dirs (the kernel author's line)."""
+        directories given to set_internal_dirs (the kernel author's line).
+        Returns the id of the register an ("n", reg_class) operand created,
+        else None. Positional arguments only (it is called per instruction,
+        without pybind11's dispatcher)."""
 
     def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
         """Appends `name:`."""

@@ -83,6 +83,8 @@ class TraceContext:
         self.func = self._call(self.module.add_function, name, True, params,
                                directives, "visible", loc, loc=loc)
         self.counters: dict[str, int] = {}
+        # register type -> ("n", register class), see reg._new_operand
+        self.new_operands: dict[str, tuple] = {}
         self.files: dict[str, int] = {}
         self.last_line: tuple | None = None
         self.param_cache: dict[str, object] = {}
@@ -167,9 +169,6 @@ class TraceContext:
     def close_scope(self, loc=None):
         self.flush()
         self._call(self.module.close_scope, self.func, loc=loc)
-
-    def reg(self, type_name: str, prefix: str, vec: int = 1) -> int:
-        return self.module.reg(self.func, type_name, prefix, vec)
 
     def sreg(self, name: str) -> int:
         return self._call(self.module.sreg, self.func, name)

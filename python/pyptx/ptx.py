@@ -131,7 +131,7 @@ class _Inst:
                                  ("-", o.base.op, ("i", -off))]))
                 else:
                     ops.append(operand(o, ftype))
-            ctx.module.inst(ctx.func, opcode, ops, -1, False, None)
+            ctx.module.inst(ctx.func, opcode, ops)
             return
         emit(opcode, *operands, pred=pred)
 

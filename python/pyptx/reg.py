@@ -172,10 +172,7 @@ class RegArray:
 def _new(dtype) -> Reg:
     if type(dtype) is not T.PtxType:
         dtype = T.as_type(dtype)
-    ctx = get_ctx()
-    reg_type = dtype.reg_type
-    return Reg(ctx, ctx.module.reg(ctx.func, reg_type, _PREFIX.get(reg_type, "%x")),
-               dtype)
+    return _fresh(get_ctx(), dtype)
 
 
 def special(name: str) -> Reg:
@@ -310,30 +307,32 @@ _FAST_OPCODE: dict = {}
 
 def _binary(op, a: Reg, b, dst=None, swap=False):
     # Fast paths for combinations checked once before: an int, a register of
-    # a's type, or (widened first) a narrower integer register.
+    # a's type, or (widened first) a narrower integer register. The new
+    # destination is an ("n", class) operand: the native module creates it.
     tb = type(b)
     ctx = a.ctx
     if not swap and ctx.active_fast and _stack and _stack[-1] is ctx:
-        if tb is int or (tb is Reg and b.dtype is a.dtype and b.ctx is ctx):
-            opcode = _FAST_OPCODE.get((op, a.dtype, tb is Reg))
+        t = a.dtype
+        if tb is int or (tb is Reg and b.dtype is t and b.ctx is ctx):
+            opcode = _FAST_OPCODE.get((op, t.name, tb is Reg))
             if opcode is not None:
-                if dst is None:
-                    dst = _fresh(ctx, a.dtype)
-                ctx.module.inst(ctx.func, opcode,
-                                [dst.op, a.op, ("i", b) if tb is int else b.op],
-                                -1, False, None)
-                return dst
+                src = ("i", b) if tb is int else b.op
+                if dst is not None:
+                    ctx.module.inst(ctx.func, opcode, [dst.op, a.op, src])
+                    return dst
+                return Reg(ctx, ctx.module.inst(ctx.func, opcode,
+                                                [_new_operand(ctx, t), a.op, src]), t)
         elif tb is Reg and b.ctx is ctx:
-            plan = _WIDEN_PLAN.get((op, a.dtype, b.dtype))
+            plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name))
             if plan is not None:
                 cvt, wide, opcode = plan
                 module, func = ctx.module, ctx.func
-                widened = _fresh(ctx, wide)
-                module.inst(func, cvt, [widened.op, b.op], -1, False, None)
-                if dst is None:
-                    dst = _fresh(ctx, a.dtype)
-                module.inst(func, opcode, [dst.op, a.op, widened.op], -1, False, None)
-                return dst
+                widened = ("r", module.inst(func, cvt, [_new_operand(ctx, wide), b.op]))
+                if dst is not None:
+                    module.inst(func, opcode, [dst.op, a.op, widened])
+                    return dst
+                return Reg(ctx, module.inst(func, opcode,
+                                            [_new_operand(ctx, t), a.op, widened]), t)
     return _binary_checked(op, a, b, dst, swap)
 
 
@@ -342,16 +341,25 @@ def _binary(op, a: Reg, b, dst=None, swap=False):
 _WIDEN_PLAN: dict = {}
 
 
+def _new_operand(ctx, dtype) -> tuple:
+    """The operand ("n", class) that has the native module create a new
+    register of `dtype` (a PtxType) where it stands."""
+    operand = ctx.new_operands.get(dtype.reg_type)
+    if operand is None:
+        reg_type = dtype.reg_type
+        operand = ctx.new_operands[reg_type] = (
+            "n", ctx.module.reg_class(ctx.func, reg_type, _PREFIX.get(reg_type, "%x")))
+    return operand
+
+
 def _fresh(ctx, dtype) -> Reg:
     """A new register of `dtype` in trace `ctx` (dtype a PtxType)."""
-    reg_type = dtype.reg_type
-    return Reg(ctx, ctx.module.reg(ctx.func, reg_type, _PREFIX.get(reg_type, "%x")),
-               dtype)
+    return Reg(ctx, ctx.module.new_reg(_new_operand(ctx, dtype)[1]), dtype)
 
 
 def _binary_checked(op, a: Reg, b, dst=None, swap=False):
     what = f"operator {op}"
-    key = (op, a.dtype, type(b) is Reg)
+    key = (op, a.dtype.name, type(b) is Reg)
     fast = not swap and (type(b) is int and a.dtype.is_int and op not in
                          ("shl", "shr") or type(b) is Reg and b.dtype is a.dtype)
     if op in ("shl", "shr"):
@@ -390,7 +398,7 @@ def _binary_checked(op, a: Reg, b, dst=None, swap=False):
           and t.is_int and b.dtype.is_int and b.dtype.bits < t.bits):
         # `b` was widened with cvt into t's width (see _unify).
         wide = T.ALL_TYPES[f"{'s' if b.dtype.is_signed else 'u'}{t.bits}"]
-        _WIDEN_PLAN[(op, t, b.dtype)] = (f"cvt{wide.ptx}{b.dtype.ptx}", wide, opcode)
+        _WIDEN_PLAN[(op, t.name, b.dtype.name)] = (f"cvt{wide.ptx}{b.dtype.ptx}", wide, opcode)
     return result
 
 

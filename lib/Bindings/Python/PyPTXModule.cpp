@@ -295,17 +295,35 @@ public:
 
   unsigned reg(unsigned funcId, const std::string &type,
                const std::string &prefix, unsigned vec) {
+    return allocate(regClass(funcId, type, prefix, vec));
+  }
+
+  /// The id of function `funcId`'s registers of `prefix` (and `type`), for
+  /// newReg and ("n", class) operands: the strings are looked at once.
+  unsigned regClass(unsigned funcId, const std::string &type,
+                    const std::string &prefix, unsigned vec) {
     Function &f = function(funcId);
     Type t = registerType(ctx.get(), type, vec);
     auto [index, added] = f.prefixIndex.try_emplace(prefix, f.prefixes.size());
-    if (added)
+    if (added) {
       f.prefixes.emplace_back(prefix, Prefix());
-    Prefix &p = f.prefixes[index->second].second;
-    if (p.ids.empty())
-      p.type = t;
-    else if (p.type != t)
+      f.prefixes.back().second.type = t;
+      f.prefixes.back().second.classId = classes.size();
+      classes.push_back({funcId, index->second});
+    } else if (f.prefixes[index->second].second.type != t) {
       throw py::value_error("register prefix '" + prefix +
                             "' already holds another type");
+    }
+    return f.prefixes[index->second].second.classId;
+  }
+
+  /// A new register of class `classId`; returns its id.
+  unsigned allocate(unsigned classId) {
+    if (classId >= classes.size())
+      throw py::index_error("no register class " + std::to_string(classId));
+    auto [funcId, prefixId] = classes[classId];
+    Function &f = functions[funcId];
+    auto &[prefix, p] = f.prefixes[prefixId];
     // Registers come from placeholder declarations of 64 at a time, until
     // finish() declares each prefix once, with its exact count.
     if (p.unused.empty()) {
@@ -313,8 +331,8 @@ public:
       MLIRContext *c = ctx.get();
       constexpr unsigned kChunk = 64;
       auto op = RegOp::create(
-          builder, UnknownLoc::get(c), SmallVector<Type>(kChunk, t),
-          TypeAttr::get(t), ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
+          builder, UnknownLoc::get(c), SmallVector<Type>(kChunk, p.type),
+          TypeAttr::get(p.type), ArrayAttr::get(c, {StringAttr::get(c, prefix)}),
           DenseI64ArrayAttr::get(c, {int64_t(kChunk)}));
       p.holders.push_back(op);
       for (Value v : llvm::reverse(op.getResults()))
@@ -345,8 +363,11 @@ public:
     return it->second;
   }
 
-  void inst(unsigned funcId, py::handle opcodeObj, py::handle operandsObj,
-            int guard, bool negated, py::handle loc) {
+  /// Appends an instruction; returns the id of the register its ("n", class)
+  /// operand created, if it has one.
+  std::optional<unsigned> inst(unsigned funcId, py::handle opcodeObj,
+                               py::handle operandsObj, int guard, bool negated,
+                               py::handle loc) {
     Function &f = function(funcId);
     MLIRContext *c = ctx.get();
     StringRef opcode = strRef(opcodeObj);
@@ -364,8 +385,15 @@ public:
     }
     SmallVector<Value, 8> args;
     SmallVector<Attribute, 8> operands;
-    for (py::handle operand : py::reinterpret_borrow<py::sequence>(operandsObj))
-      operands.push_back(convert(operand, args));
+    created.reset();
+    PyObject *sequence =
+        PySequence_Fast(operandsObj.ptr(), "operands must be a sequence");
+    if (!sequence)
+      throw py::error_already_set();
+    py::object owner = py::reinterpret_steal<py::object>(sequence);
+    PyObject **items = PySequence_Fast_ITEMS(sequence);
+    for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence); i < e; ++i)
+      operands.push_back(convert(items[i], args));
     // Straight from the properties, as the importer does: the most frequent
     // op skips filling and tearing down an OperationState.
     InstOp::Properties properties;
@@ -381,6 +409,7 @@ public:
                                       OpaqueProperties(&properties), {}, 0);
     f.scopes.back()->push_back(op);
     ++numInstructions;
+    return created;
   }
 
   void label(unsigned funcId, const std::string &name, py::handle loc) {
@@ -463,6 +492,7 @@ public:
 private:
   struct Prefix {
     Type type;
+    unsigned classId = 0;
     /// The prefix's registers, in order: `%f0` is registers[ids[0]].
     SmallVector<unsigned> ids;
     /// The declarations that hold them until finish(), and the values of
@@ -511,16 +541,25 @@ private:
     }
     if (!line)
       return UnknownLoc::get(ctx.get());
-    if (lastLoc.file.ptr() == file.ptr() && lastLoc.line == line &&
-        lastLoc.column == column)
-      return lastLoc.loc;
-    StringRef path = strRef(file);
-    auto [it, inserted] = files.try_emplace(path);
-    if (inserted)
-      it->second = StringAttr::get(ctx.get(), path);
-    Location result = FileLineColLoc::get(it->second, line, column);
-    lastLoc = {file, line, column, result};
-    return result;
+    auto [it, inserted] =
+        locations.try_emplace(std::make_tuple(file.ptr(), line, column));
+    if (inserted) {
+      auto [known, newFile] = files.try_emplace(file.ptr());
+      if (newFile) {
+        known->second = StringAttr::get(ctx.get(), strRef(file));
+        keptFiles.push_back(file);
+      }
+      it->second = FileLineColLoc::get(known->second, line, column);
+    }
+    return it->second;
+  }
+
+  /// `#pyptx.ref<index>`; the first operand positions without asking the
+  /// uniquer each time.
+  Attribute ref(unsigned index) {
+    if (index < plainRefs.size())
+      return plainRefs[index];
+    return RegRefAttr::get(ctx.get(), index, "");
   }
 
   /// One tagged operand tuple as an operand attribute; registers it names
@@ -552,10 +591,17 @@ private:
       unsigned index = args.size() - 1;
       if (PyTuple_GET_SIZE(operand.ptr()) > 2)
         return RegRefAttr::get(c, index, strRef(item(2)));
-      // The first operand positions, without asking the uniquer each time.
-      if (index < plainRefs.size())
-        return plainRefs[index];
-      return RegRefAttr::get(c, index, "");
+      return ref(index);
+    }
+    if (tag == "n") {
+      long classId = PyLong_AsLong(item(1).ptr());
+      if (classId < 0 && PyErr_Occurred())
+        throw py::error_already_set();
+      if (created)
+        throw py::value_error("an instruction creates one register at most");
+      created = allocate(unsigned(classId));
+      args.push_back(registers[*created]);
+      return ref(args.size() - 1);
     }
     if (tag == "i") {
       int overflow = 0;
@@ -647,22 +693,109 @@ private:
   /// pyptx.inst's name and an empty attribute dictionary, looked up once.
   std::optional<OperationName> instName;
   DictionaryAttr noAttributes;
-  /// The last location asked for: instructions of an unrolled Python loop
-  /// come from a few lines.
-  /// (Holding the file object keeps its address its own.)
-  struct {
-    py::object file;
-    unsigned line = 0, column = 0;
-    Location loc = nullptr;
-  } lastLoc;
+  /// Locations by (file object, line, column): an unrolled Python loop
+  /// emits from a few lines. Holding the file objects keeps their
+  /// addresses their own.
+  llvm::DenseMap<std::tuple<PyObject *, unsigned, unsigned>, LocationAttr>
+      locations;
+  llvm::DenseMap<PyObject *, StringAttr> files;
+  std::vector<py::object> keptFiles;
   OpBuilder builder;
   OwningOpRef<ModuleOp> module;
   std::vector<Function> functions;
   std::vector<Value> registers;
+  /// Register classes: (function, index of the prefix in it).
+  std::vector<std::pair<unsigned, unsigned>> classes;
+  /// The register the instruction being built creates.
+  std::optional<unsigned> created;
   llvm::StringMap<std::pair<StringAttr, ArrayAttr>> opcodes;
-  llvm::StringMap<StringAttr> files;
   unsigned numInstructions = 0;
   bool dirty = false;
+};
+
+//===----------------------------------------------------------------------===//
+// The per-instruction entry points, as METH_FASTCALL methods: pybind11's
+// dispatcher (overload resolution, argument casters) costs as much as
+// building the operation.
+//===----------------------------------------------------------------------===//
+
+/// The builder of a Module object: the method descriptors below are made
+/// for the Module type, so Python only calls them with one as `self`.
+ModuleBuilder &builderOf(PyObject *self) {
+  auto *instance = reinterpret_cast<py::detail::instance *>(self);
+  auto *builder = instance->get_value_and_holder().value_ptr<ModuleBuilder>();
+  if (!builder)
+    throw py::type_error("Module.__init__ was not called");
+  return *builder;
+}
+
+/// Runs a METH_FASTCALL body: a C++ exception becomes the Python one.
+template <typename Body>
+PyObject *fastCall(Body body) {
+  try {
+    return body();
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (py::builtin_exception &e) {
+    e.set_error();
+  } catch (std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+long longArg(PyObject *arg) {
+  long value = PyLong_AsLong(arg);
+  if (value == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  return value;
+}
+
+unsigned unsignedArg(PyObject *arg, const char *what) {
+  long value = longArg(arg);
+  if (value < 0 || value > long(UINT_MAX))
+    throw py::value_error(std::string(what) + " must be a non-negative id");
+  return unsigned(value);
+}
+
+/// Module.inst(func, opcode, operands, guard=-1, negated=False, loc=None).
+PyObject *instMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    if (n < 3 || n > 6)
+      throw py::type_error("inst(func, opcode, operands, guard=-1, "
+                           "negated=False, loc=None) takes 3 to 6 positional "
+                           "arguments, got " + std::to_string(n));
+    unsigned func = unsignedArg(args[0], "func");
+    int guard = n > 3 ? int(longArg(args[3])) : -1;
+    int negated = n > 4 ? PyObject_IsTrue(args[4]) : 0;
+    if (negated < 0)
+      throw py::error_already_set();
+    py::handle loc = n > 5 ? py::handle(args[5]) : py::none();
+    std::optional<unsigned> created =
+        builderOf(self).inst(func, args[1], args[2], guard, negated, loc);
+    if (!created)
+      Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(*created);
+  });
+}
+
+/// Module.new_reg(reg_class).
+PyObject *newRegMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    if (n != 1)
+      throw py::type_error("new_reg(reg_class) takes 1 argument");
+    return PyLong_FromUnsignedLong(
+        builderOf(self).allocate(unsignedArg(args[0], "reg_class")));
+  });
+}
+
+PyMethodDef fastMethods[] = {
+    {"inst", (PyCFunction)(void (*)(void))instMethod, METH_FASTCALL,
+     "inst(func, opcode, operands, guard=-1, negated=False, loc=None, /)\n"
+     "Appends one instruction; returns the id of the register an (\"n\", "
+     "reg_class) operand created, else None."},
+    {"new_reg", (PyCFunction)(void (*)(void))newRegMethod, METH_FASTCALL,
+     "new_reg(reg_class, /)\nA new register of the class; returns its id."},
 };
 
 std::string importText(const std::string &text, const std::string &filename) {
@@ -705,7 +838,8 @@ PYBIND11_MODULE(_native, m) {
       PyExc_RuntimeError, nullptr);
   m.attr("PTXError") = py::handle(ptxErrorType);
 
-  py::class_<ModuleBuilder>(m, "Module")
+  py::class_<ModuleBuilder> module(m, "Module");
+  module
       .def(py::init<std::pair<unsigned, unsigned>, const std::string &,
                     unsigned, const std::string &>(),
            py::arg("version"), py::arg("target"), py::arg("address_size") = 64,
@@ -724,10 +858,9 @@ PYBIND11_MODULE(_native, m) {
            py::arg("loc") = py::make_tuple("", 0, 0))
       .def("reg", &ModuleBuilder::reg, py::arg("func"), py::arg("type"),
            py::arg("prefix"), py::arg("vec") = 1)
+      .def("reg_class", &ModuleBuilder::regClass, py::arg("func"),
+           py::arg("type"), py::arg("prefix"), py::arg("vec") = 1)
       .def("sreg", &ModuleBuilder::sreg, py::arg("func"), py::arg("name"))
-      .def("inst", &ModuleBuilder::inst, py::arg("func"), py::arg("opcode"),
-           py::arg("operands"), py::arg("guard") = -1,
-           py::arg("negated") = false, py::arg("loc") = py::none())
       .def("label", &ModuleBuilder::label, py::arg("func"), py::arg("name"),
            py::arg("loc") = py::make_tuple("", 0, 0))
       .def("open_scope", &ModuleBuilder::openScope, py::arg("func"),
@@ -745,6 +878,9 @@ PYBIND11_MODULE(_native, m) {
       .def_readonly("warnings", &ModuleBuilder::lastWarnings,
                     "(file, line, column, message) of each warning of the "
                     "last verify()/ptx()");
+  for (PyMethodDef &def : fastMethods)
+    module.attr(def.ml_name) = py::reinterpret_steal<py::object>(
+        PyDescr_NewMethod((PyTypeObject *)module.ptr(), &def));
 
   m.def(
       "set_internal_dirs",

@@ -97,7 +97,7 @@ PTXDialect::getModifierMatch(StringAttr mnemonic, ArrayAttr modifiers) {
   std::pair<const void *, const void *> key{mnemonic.getAsOpaquePointer(),
                                             modifiers.getAsOpaquePointer()};
   {
-    std::lock_guard<std::mutex> guard(modifierMatchesLock);
+    std::lock_guard<std::mutex> guard(isaCacheLock);
     auto it = modifierMatches.find(key);
     if (it != modifierMatches.end())
       return *it->second;
@@ -105,9 +105,21 @@ PTXDialect::getModifierMatch(StringAttr mnemonic, ArrayAttr modifiers) {
   SmallVector<StringRef, 8> values(modifiers.getAsValueRange<StringAttr>());
   auto match = std::make_unique<ptxisa::ModifierMatch>(
       ptxisa::matchModifiers(mnemonic.getValue(), values));
-  std::lock_guard<std::mutex> guard(modifierMatchesLock);
+  std::lock_guard<std::mutex> guard(isaCacheLock);
   // Another thread may have matched it meanwhile; either result is the same.
   return *modifierMatches.try_emplace(key, std::move(match)).first->second;
+}
+
+bool PTXDialect::isISAAccepted(ArrayRef<const void *> key) {
+  std::lock_guard<std::mutex> guard(isaCacheLock);
+  return isaAccepted.contains(key);
+}
+
+void PTXDialect::setISAAccepted(ArrayRef<const void *> key) {
+  std::lock_guard<std::mutex> guard(isaCacheLock);
+  if (isaAccepted.contains(key))
+    return;
+  isaAccepted.insert(ArrayRef(key).copy(isaAcceptedKeys));
 }
 
 void PTXDialect::initialize() {

@@ -601,7 +601,7 @@ LogicalResult ModuleOp::verify() {
   if (getAddressSize() && *getAddressSize() != 32 && *getAddressSize() != 64)
     return emitOpError("address_size must be 32 or 64, got ")
            << *getAddressSize();
-  if (getContext()->getLoadedDialect<PTXDialect>()->isaPolicy !=
+  if (cast<PTXDialect>((*this)->getDialect())->isaPolicy !=
       ptxisa::Policy::Off)
     if (std::optional<std::string> problem = ptxisa::checkTarget(
             {arch, getVersionMajor() * 10 + getVersionMinor()}))
@@ -1404,7 +1404,7 @@ LogicalResult SRegOp::verify() {
   unsigned width = getSpecialRegisterWidth(getName());
   if (!width)
     return emitOpError("'") << getName() << "' is not a PTX special register";
-  if (getContext()->getLoadedDialect<PTXDialect>()->isaPolicy !=
+  if (cast<PTXDialect>((*this)->getDialect())->isaPolicy !=
       ptxisa::Policy::Off)
     if (auto module = (*this)->getParentOfType<ModuleOp>())
       if (std::optional<std::string> problem = ptxisa::checkSpecialRegister(
@@ -1885,13 +1885,26 @@ static void collectAddressParts(InstOp op, Attribute part,
 /// Checks the instruction against the PTX ISA description (ISA.td), for the
 /// module's .target and .version.
 static LogicalResult verifyAgainstISA(InstOp op) {
-  auto *dialect = op->getContext()->getLoadedDialect<PTXDialect>();
+  auto *dialect = cast<PTXDialect>(op->getDialect());
   ptxisa::Policy policy = dialect->isaPolicy;
   auto module = op->getParentOfType<ModuleOp>();
   if (policy == ptxisa::Policy::Off || !module)
     return success();
-  ptxisa::ModuleView moduleView{module.getArch(), module.getVersionMajor() * 10 +
-                                                   module.getVersionMinor()};
+  unsigned version = module.getVersionMajor() * 10 + module.getVersionMinor();
+  SmallVector<const void *, 16> key{
+      op.getMnemonicAttr().getAsOpaquePointer(),
+      op.getModifiersAttr().getAsOpaquePointer(),
+      op.getPtxOperandsAttr().getAsOpaquePointer(),
+      module.getTargets()[0].getAsOpaquePointer(),
+      reinterpret_cast<const void *>(uintptr_t(version))};
+  for (Value value : op.getArgs())
+    // Types are aligned pointers: the low bit says "special register".
+    key.push_back(reinterpret_cast<const void *>(
+        reinterpret_cast<uintptr_t>(value.getType().getAsOpaquePointer()) |
+        uintptr_t(bool(value.getDefiningOp<SRegOp>()))));
+  if (dialect->isISAAccepted(key))
+    return success();
+  ptxisa::ModuleView moduleView{module.getArch(), version};
   const ptxisa::ModifierMatch &match =
       dialect->getModifierMatch(op.getMnemonicAttr(), op.getModifiersAttr());
   SmallVector<StringRef, 8> modifiers(
@@ -1904,8 +1917,10 @@ static LogicalResult verifyAgainstISA(InstOp op) {
                              moduleView, match);
   };
   std::optional<ptxisa::Problem> problem = check(nullptr);
-  if (!problem)
+  if (!problem) {
+    dialect->setISAAccepted(key);
     return success();
+  }
   if (problem->operand >= 0) { // again, naming the registers
     llvm::BumpPtrAllocator allocator;
     llvm::StringSaver names(allocator);

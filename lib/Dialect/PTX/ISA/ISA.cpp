@@ -406,7 +406,7 @@ std::optional<Problem> FormMatcher::checkOperands() {
     const OperandDesc &d = *operandDescs[i];
     using S = OperandView::Shape;
     bool ok = false;
-    std::string expected = kindName(d.kind).str();
+    std::string expected; // for the message; kindName(d.kind) unless set
     if (op.shape == S::Sink && d.sinkOK)
       continue;
     switch (d.kind) {
@@ -459,6 +459,8 @@ std::optional<Problem> FormMatcher::checkOperands() {
       break;
     }
     if (!ok) {
+      if (expected.empty())
+        expected = kindName(d.kind).str();
       std::string got = shapeName(op.shape).str();
       if (op.shape == S::Vector)
         got = "a vector of " + std::to_string(op.elements.size()) +

@@ -38,13 +38,22 @@ def PTX_Dialect : Dialect {
 
     /// The ISA verifier's modifier matches, by opcode (the uniqued mnemonic
     /// and modifiers attributes): an opcode is matched once per context.
-    /// Ops verify on several threads, hence the lock.
+    /// Ops verify on several threads, hence the lock (of both caches).
     const ::pyptx::ptxisa::ModifierMatch &
     getModifierMatch(::mlir::StringAttr mnemonic, ::mlir::ArrayAttr modifiers);
     ::llvm::DenseMap<std::pair<const void *, const void *>,
                      std::unique_ptr<::pyptx::ptxisa::ModifierMatch>>
         modifierMatches;
-    std::mutex modifierMatchesLock;
+    std::mutex isaCacheLock;
+
+    /// Instructions the ISA check accepted, by all it looks at: the uniqued
+    /// opcode and operand attributes, the register types and the module's
+    /// target and version (an unrolled loop repeats a few thousands of
+    /// times). Rejections are not kept: their messages name registers.
+    bool isISAAccepted(::llvm::ArrayRef<const void *> key);
+    void setISAAccepted(::llvm::ArrayRef<const void *> key);
+    ::llvm::DenseSet<::llvm::ArrayRef<const void *>> isaAccepted;
+    ::llvm::BumpPtrAllocator isaAcceptedKeys;
   }];
 }
 

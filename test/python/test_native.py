@@ -1,0 +1,47 @@
+"""The native builder's per-instruction entry points (Module.inst, new_reg,
+reg_class, ("n", class) operands), which bypass pybind11's dispatcher and so
+check their own arguments."""
+import pytest
+
+from pyptx._trace import native
+
+LOC = ("k.py", 3, 5)
+
+
+@pytest.fixture
+def module():
+    m = native().Module((8, 7), "sm_90a")
+    return m, m.add_function("k", True, [], [], "visible", LOC)
+
+
+def test_new_operand_creates_the_destination(module):
+    m, f = module
+    r = m.reg_class(f, "u32", "%r")
+    assert m.reg_class(f, "u32", "%r") == r  # one class per prefix
+    a = m.new_reg(r)
+    b = m.inst(f, "add.u32", [("n", r), ("r", a), ("i", 1)], -1, False, LOC)
+    assert b == a + 1
+    assert m.inst(f, "mov.u32", [("r", b), ("r", a)], -1, False, LOC) is None
+    m.inst(f, "ret", [])
+    text = m.ptx()
+    assert ".reg .u32 %r<2>;" in text
+    assert "add.u32 %r1, %r0, 1;" in text and "mov.u32 %r1, %r0;" in text
+
+
+def test_argument_errors(module):
+    m, f = module
+    r = m.reg_class(f, "u32", "%r")
+    with pytest.raises(TypeError, match="3 to 6 positional arguments"):
+        m.inst(f, "ret")
+    with pytest.raises(TypeError, match="keyword"):
+        m.inst(f, "ret", [], loc=LOC)
+    with pytest.raises(ValueError, match="one register at most"):
+        m.inst(f, "add.u32", [("n", r), ("n", r), ("i", 1)])
+    with pytest.raises(IndexError, match="no register class 7"):
+        m.new_reg(7)
+    with pytest.raises(IndexError, match="no register 99"):
+        m.inst(f, "mov.u32", [("r", 99), ("i", 1)])
+    with pytest.raises(ValueError, match="already holds another type"):
+        m.reg_class(f, "f32", "%r")
+    with pytest.raises(TypeError, match="Module"):
+        type(m).inst(object(), f, "ret", [])
