@@ -112,7 +112,10 @@ class Module:
 
     # -- results ------------------------------------------------------------
     def verify(self) -> None:
-        """Runs the dialect's verifier (structure and ISA); raises PTXError."""
+        """Runs the dialect's verifier (structure and ISA) on every op, less
+        what the builder guarantees by construction (dominance, the ODS
+        invariants of the instructions it made); raises PTXError listing
+        every bad instruction."""
 
     def ptx(self) -> str:
         """The module as PTX text (verifies first; raises PTXError)."""

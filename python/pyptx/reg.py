@@ -66,6 +66,45 @@ class NegPred:
         return f"~{self.reg!r}"
 
 
+def _operator(op, in_place=False, swap=False):
+    """The method of Reg for operator `op` (see _binary_checked), with fast
+    paths for the combinations checked once before: an int, a register of
+    a's type, or (widened first) a narrower integer register. A new
+    destination is an ("n", class) operand: the native module creates it."""
+    if swap:
+        def method(a, b):
+            return _binary_checked(op, a, b, None, True)
+        return method
+
+    def method(a, b):
+        tb = type(b)
+        ctx = a.ctx
+        if ctx.active_fast and _stack and _stack[-1] is ctx:
+            t = a.dtype
+            if tb is int or (tb is Reg and b.dtype is t and b.ctx is ctx):
+                opcode = _FAST_OPCODE.get((op, t.name, tb is Reg))
+                if opcode is not None:
+                    src = ("i", b) if tb is int else b.op
+                    if in_place:
+                        ctx.module.inst(ctx.func, opcode, [a.op, a.op, src])
+                        return a
+                    dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
+                    return Reg(ctx, ctx.module.inst(ctx.func, opcode, [dst, a.op, src]), t)
+            elif tb is Reg and b.ctx is ctx:
+                plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name))
+                if plan is not None:
+                    cvt, wide, opcode = plan
+                    module, func = ctx.module, ctx.func
+                    widened = ("r", module.inst(func, cvt, [_new_operand(ctx, wide), b.op]))
+                    if in_place:
+                        module.inst(func, opcode, [a.op, a.op, widened])
+                        return a
+                    dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
+                    return Reg(ctx, module.inst(func, opcode, [dst, a.op, widened]), t)
+        return _binary_checked(op, a, b, a if in_place else None, False)
+    return method
+
+
 class Reg:
     """A register (or special register) of the kernel being traced."""
 
@@ -90,37 +129,31 @@ class Reg:
     __hash__ = object.__hash__
 
     # -- arithmetic -----------------------------------------------------------
-    def __add__(self, o): return _binary("add", self, o)
-    def __radd__(self, o): return _binary("add", self, o)
-    def __iadd__(self, o): return _binary("add", self, o, dst=self)
-    def __sub__(self, o): return _binary("sub", self, o)
-    def __rsub__(self, o): return _binary("sub", self, o, swap=True)
-    def __isub__(self, o): return _binary("sub", self, o, dst=self)
-    def __mul__(self, o): return _binary("mul", self, o)
-    def __rmul__(self, o): return _binary("mul", self, o)
-    def __imul__(self, o): return _binary("mul", self, o, dst=self)
-    def __floordiv__(self, o): return _binary("div", self, o)
-    def __ifloordiv__(self, o): return _binary("div", self, o, dst=self)
-    def __truediv__(self, o): return _binary("fdiv", self, o)
-    def __itruediv__(self, o): return _binary("fdiv", self, o, dst=self)
-    def __mod__(self, o): return _binary("rem", self, o)
-    def __imod__(self, o): return _binary("rem", self, o, dst=self)
-    def __and__(self, o): return _binary("and", self, o)
-    def __rand__(self, o): return _binary("and", self, o)
-    def __iand__(self, o): return _binary("and", self, o, dst=self)
-    def __or__(self, o): return _binary("or", self, o)
-    def __ror__(self, o): return _binary("or", self, o)
-    def __ior__(self, o): return _binary("or", self, o, dst=self)
-    def __xor__(self, o): return _binary("xor", self, o)
-    def __rxor__(self, o): return _binary("xor", self, o)
-    def __ixor__(self, o): return _binary("xor", self, o, dst=self)
-    def __lshift__(self, o): return _binary("shl", self, o)
-    def __ilshift__(self, o): return _binary("shl", self, o, dst=self)
-    def __rshift__(self, o): return _binary("shr", self, o)
-    def __irshift__(self, o): return _binary("shr", self, o, dst=self)
-
-    def max(self, o): return _binary("max", self, o)
-    def min(self, o): return _binary("min", self, o)
+    __add__ = __radd__ = _operator("add")
+    __iadd__ = _operator("add", in_place=True)
+    __sub__ = _operator("sub")
+    __rsub__ = _operator("sub", swap=True)
+    __isub__ = _operator("sub", in_place=True)
+    __mul__ = __rmul__ = _operator("mul")
+    __imul__ = _operator("mul", in_place=True)
+    __floordiv__ = _operator("div")
+    __ifloordiv__ = _operator("div", in_place=True)
+    __truediv__ = _operator("fdiv")
+    __itruediv__ = _operator("fdiv", in_place=True)
+    __mod__ = _operator("rem")
+    __imod__ = _operator("rem", in_place=True)
+    __and__ = __rand__ = _operator("and")
+    __iand__ = _operator("and", in_place=True)
+    __or__ = __ror__ = _operator("or")
+    __ior__ = _operator("or", in_place=True)
+    __xor__ = __rxor__ = _operator("xor")
+    __ixor__ = _operator("xor", in_place=True)
+    __lshift__ = _operator("shl")
+    __ilshift__ = _operator("shl", in_place=True)
+    __rshift__ = _operator("shr")
+    __irshift__ = _operator("shr", in_place=True)
+    max = _operator("max")
+    min = _operator("min")
 
     def __neg__(self):
         if self.dtype.kind not in ("s", "f"):
@@ -303,37 +336,6 @@ _INT_ONLY = {"div", "rem", "shl", "shr"}
 # (operator, type, whether b is a register) -> opcode, for the combinations
 # _binary has checked once: later ones emit without the checks.
 _FAST_OPCODE: dict = {}
-
-
-def _binary(op, a: Reg, b, dst=None, swap=False):
-    # Fast paths for combinations checked once before: an int, a register of
-    # a's type, or (widened first) a narrower integer register. The new
-    # destination is an ("n", class) operand: the native module creates it.
-    tb = type(b)
-    ctx = a.ctx
-    if not swap and ctx.active_fast and _stack and _stack[-1] is ctx:
-        t = a.dtype
-        if tb is int or (tb is Reg and b.dtype is t and b.ctx is ctx):
-            opcode = _FAST_OPCODE.get((op, t.name, tb is Reg))
-            if opcode is not None:
-                src = ("i", b) if tb is int else b.op
-                if dst is not None:
-                    ctx.module.inst(ctx.func, opcode, [dst.op, a.op, src])
-                    return dst
-                return Reg(ctx, ctx.module.inst(ctx.func, opcode,
-                                                [_new_operand(ctx, t), a.op, src]), t)
-        elif tb is Reg and b.ctx is ctx:
-            plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name))
-            if plan is not None:
-                cvt, wide, opcode = plan
-                module, func = ctx.module, ctx.func
-                widened = ("r", module.inst(func, cvt, [_new_operand(ctx, wide), b.op]))
-                if dst is not None:
-                    module.inst(func, opcode, [dst.op, a.op, widened])
-                    return dst
-                return Reg(ctx, module.inst(func, opcode,
-                                            [_new_operand(ctx, t), a.op, widened]), t)
-    return _binary_checked(op, a, b, dst, swap)
 
 
 # (operator, wide type, narrow type) -> (cvt opcode, its type, opcode) for

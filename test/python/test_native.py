@@ -45,3 +45,18 @@ def test_argument_errors(module):
         m.reg_class(f, "f32", "%r")
     with pytest.raises(TypeError, match="Module"):
         type(m).inst(object(), f, "ret", [])
+
+
+def test_verify_reports_every_bad_instruction(module):
+    m, f = module
+    r = m.reg_class(f, "u32", "%r")
+    a = m.new_reg(r)
+    m.inst(f, "add.f32", [("n", r), ("r", a), ("r", a)], -1, False, ("k.py", 7, 1))
+    m.inst(f, "mov.u32", [("r", a), ("i", 1)], -1, False, ("k.py", 8, 1))
+    m.inst(f, "sub.f64", [("r", a), ("r", a), ("r", a)], -1, False, ("k.py", 9, 1))
+    m.inst(f, "ret", [])
+    with pytest.raises(native().PTXError) as info:
+        m.verify()
+    errors = [d for d in info.value.diagnostics if d[0] == "error"]
+    assert [(file, line) for _, file, line, _, _ in errors] == [("k.py", 7), ("k.py", 9)]
+    assert "add.f32" in errors[0][4] and "sub.f64" in errors[1][4]
