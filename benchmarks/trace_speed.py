@@ -7,13 +7,16 @@ makes it emit over 5,000 instructions, with our package and, when given
 pyptx==0.1.1`), with that one too, in the same run, from the same source.
 Each measurement runs in a fresh interpreter: the best of --repeat traces,
 each `Kernel.ptx()` from scratch (trace, verify, print); for ours also the
-trace alone (until the kernel function returns).
+trace alone (until the kernel function returns). --rounds interpreters per
+package, alternating between the two, show how noisy the machine is; the
+summary gives the best and the median round.
 
-usage: trace_speed.py [--n N] [--repeat R] [--original DIR]
+usage: trace_speed.py [--n N] [--repeat R] [--rounds K] [--original DIR]
 """
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 
@@ -64,25 +67,43 @@ def measure(path_entries, n, repeat):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def per_instruction(m, key="seconds"):
+    return m[key] / m["instructions"] * 1e6
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=16384,
                         help="row width (items per thread = N/32); default 16384")
-    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="traces per interpreter (the best counts); default 5")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="fresh interpreters per package, alternating; default 3")
     parser.add_argument("--original", help="directory holding the original pyptx package")
     args = parser.parse_args()
-    ours = measure([os.path.join(ROOT, "python")], args.n, args.repeat)
-    print(f"pyptx (this repo): rms_norm N={args.n}: {ours['instructions']} instructions, "
-          f"{ours['seconds'] * 1e3:.1f} ms, "
-          f"{ours['seconds'] / ours['instructions'] * 1e6:.2f} us per instruction "
-          f"(trace + verify + PTX, best of {args.repeat}); the trace alone: "
-          f"{ours['trace_seconds'] / ours['instructions'] * 1e6:.2f} us")
+    ours, orig = [], []
+    for r in range(args.rounds):
+        ours.append(measure([os.path.join(ROOT, "python")], args.n, args.repeat))
+        line = (f"round {r + 1}: pyptx {per_instruction(ours[-1]):.2f} us per instruction "
+                f"(trace alone {per_instruction(ours[-1], 'trace_seconds'):.2f})")
+        if args.original:
+            orig.append(measure([args.original], args.n, args.repeat))
+            line += f"; original pyptx {per_instruction(orig[-1]):.2f}"
+        print(line, flush=True)
+
+    def summary(runs, key="seconds"):
+        values = sorted(per_instruction(m, key) for m in runs)
+        return f"best {values[0]:.2f}, median {statistics.median(values):.2f}"
+
+    print(f"pyptx (this repo): rms_norm N={args.n}: {ours[0]['instructions']} instructions; "
+          f"us per instruction (trace + verify + PTX, best of {args.repeat} per round, "
+          f"{args.rounds} rounds): {summary(ours)}; the trace alone: "
+          f"{summary(ours, 'trace_seconds')}")
     if args.original:
-        orig = measure([args.original], args.n, args.repeat)
-        print(f"original pyptx ({args.original}): {orig['instructions']} instructions, "
-              f"{orig['seconds'] * 1e3:.1f} ms, "
-              f"{orig['seconds'] / orig['instructions'] * 1e6:.2f} us per instruction")
-        print(f"ratio: {orig['seconds'] / orig['instructions'] / (ours['seconds'] / ours['instructions']):.1f}x")
+        print(f"original pyptx ({args.original}): {orig[0]['instructions']} instructions; "
+              f"us per instruction: {summary(orig)}")
+        ratios = sorted(per_instruction(o) / per_instruction(u) for o, u in zip(orig, ours))
+        print(f"ratio (original / ours, per round): {', '.join(f'{x:.1f}x' for x in ratios)}")
     else:
         print("original pyptx: not measured (pass --original DIR after "
               "`pip install --target DIR pyptx==0.1.1`)")

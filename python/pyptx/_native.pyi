@@ -5,7 +5,8 @@ the pure-Python DSL. Everything PTX-specific the DSL emits goes through it;
 every op gets the Python caller's location.
 
 Operands of `Module.inst` are tagged tuples:
-    ("r", reg_id)              a register (reg_id from Module.reg/sreg)
+    ("r", reg_id)              a register (reg_id from Module.reg/sreg/new_reg)
+    reg_id                     the same, as a bare int
     ("r", reg_id, "x")         a vector register's component
     ("n", reg_class)           a new register of the class (Module.reg_class),
                                created here; inst returns its id

@@ -90,17 +90,28 @@ class TraceContext:
         self.param_cache: dict[str, object] = {}
         self.extern_smem_name: str | None = None
         self.pending_join = None  # an if_ whose false label is not emitted yet
-        # Whether instructions may go straight to the native module (no
-        # lineinfo to emit, no pending join label); kept by flush/lineinfo.
-        self.active_fast = not lineinfo
+        # Whether instructions may go straight to the native module: this is
+        # the innermost trace, with no lineinfo to emit and no pending join
+        # label. The one test on the fast paths; see _update_fast.
+        self.active_fast = False
         self.open_blocks: list[object] = []  # if_/loop/scope objects, innermost last
 
+    def _update_fast(self):
+        self.active_fast = (self.pending_join is None and not self.lineinfo
+                            and bool(_stack) and _stack[-1] is self)
+
     def __enter__(self):
+        if _stack:
+            _stack[-1].active_fast = False
         _stack.append(self)
+        self._update_fast()
         return self
 
     def __exit__(self, *exc):
         _stack.remove(self)
+        self.active_fast = False
+        if _stack:
+            _stack[-1]._update_fast()
         return False
 
     # -- helpers -------------------------------------------------------------
@@ -122,7 +133,7 @@ class TraceContext:
 
     def set_pending_join(self, block):
         self.pending_join = block
-        self.active_fast = block is None and not self.lineinfo
+        self._update_fast()
 
     def flush(self):
         """Emits the join label of an if_ that turned out to have no else_."""

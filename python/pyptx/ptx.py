@@ -113,22 +113,25 @@ class _Inst:
             if not self._parts:
                 raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
             check_opcode(opcode, user_loc())
-        ctx = _stack[-1] if _stack else get_ctx()
+        try:
+            ctx = _stack[-1]
+        except IndexError:
+            ctx = get_ctx()  # raises: not tracing
         if pred is None and ctx.active_fast:
             # The common case, without emit's layers: registers of this
-            # trace pass their operand as it is.
+            # trace pass their id.
             ftype = self._ftype
             ops = []
             for o in operands:
                 kind = type(o)
                 if kind is _Reg and o.ctx is ctx:
-                    ops.append(o.op)
+                    ops.append(o.id)  # a bare int: the register
                 elif (kind is Address and o.coords is None and type(o.base) is _Reg
                       and o.base.ctx is ctx):
                     off = o.offset  # [r], [r+off], [r-off], as Address spells them
-                    ops.append(("a", [o.base.op] if not off else
-                                [("+", o.base.op, ("i", off)) if off > 0 else
-                                 ("-", o.base.op, ("i", -off))]))
+                    ops.append(("a", [o.base.id] if not off else
+                                [("+", o.base.id, ("i", off)) if off > 0 else
+                                 ("-", o.base.id, ("i", -off))]))
                 else:
                     ops.append(operand(o, ftype))
             ctx.module.inst(ctx.func, opcode, ops)

@@ -66,6 +66,12 @@ class NegPred:
         return f"~{self.reg!r}"
 
 
+# operator -> ({type name: opcode} for an int b, the same for a register b
+# of a's type): the combinations _binary_checked has checked once; later
+# ones emit without the checks (see _operator).
+_FAST_OPCODES: dict = {}
+
+
 def _operator(op, in_place=False, swap=False):
     """The method of Reg for operator `op` (see _binary_checked), with fast
     paths for the combinations checked once before: an int, a register of
@@ -76,31 +82,30 @@ def _operator(op, in_place=False, swap=False):
             return _binary_checked(op, a, b, None, True)
         return method
 
+    fast_int, fast_reg = _FAST_OPCODES.setdefault(op, ({}, {}))
+
     def method(a, b):
         tb = type(b)
         ctx = a.ctx
-        if ctx.active_fast and _stack and _stack[-1] is ctx:
+        if ctx.active_fast:
             t = a.dtype
-            if tb is int or (tb is Reg and b.dtype is t and b.ctx is ctx):
-                opcode = _FAST_OPCODE.get((op, t.name, tb is Reg))
-                if opcode is not None:
-                    src = ("i", b) if tb is int else b.op
-                    if in_place:
-                        ctx.module.inst(ctx.func, opcode, [a.op, a.op, src])
-                        return a
-                    dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
-                    return Reg(ctx, ctx.module.inst(ctx.func, opcode, [dst, a.op, src]), t)
-            elif tb is Reg and b.ctx is ctx:
-                plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name))
-                if plan is not None:
+            if tb is int:
+                opcode, src = fast_int.get(t.name), ("i", b)
+            elif tb is Reg and b.dtype is t and b.ctx is ctx:
+                opcode, src = fast_reg.get(t.name), b.id
+            else:
+                opcode = None
+                plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name)) if tb is Reg else None
+                if plan is not None and b.ctx is ctx:
                     cvt, wide, opcode = plan
-                    module, func = ctx.module, ctx.func
-                    widened = ("r", module.inst(func, cvt, [_new_operand(ctx, wide), b.op]))
-                    if in_place:
-                        module.inst(func, opcode, [a.op, a.op, widened])
-                        return a
-                    dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
-                    return Reg(ctx, module.inst(func, opcode, [dst, a.op, widened]), t)
+                    new = ctx.new_operands.get(wide.reg_type) or _new_operand(ctx, wide)
+                    src = ctx.module.inst(ctx.func, cvt, [new, b.id])
+            if opcode is not None:
+                if in_place:
+                    ctx.module.inst(ctx.func, opcode, [a.id, a.id, src])
+                    return a
+                dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
+                return Reg(ctx, ctx.module.inst(ctx.func, opcode, [dst, a.id, src]), t)
         return _binary_checked(op, a, b, a if in_place else None, False)
     return method
 
@@ -108,11 +113,10 @@ def _operator(op, in_place=False, swap=False):
 class Reg:
     """A register (or special register) of the kernel being traced."""
 
-    __slots__ = ("id", "dtype", "ctx", "special", "op", "__weakref__")
+    __slots__ = ("id", "dtype", "ctx", "special", "__weakref__")
 
     def __init__(self, ctx, reg_id: int, dtype: T.PtxType, special: str | None = None):
         self.ctx, self.id, self.dtype, self.special = ctx, reg_id, dtype, special
-        self.op = ("r", reg_id)  # the native operand, built once
 
     def __repr__(self):
         return f"Reg({self.special or '#%d' % self.id}, {self.dtype})"
@@ -333,9 +337,6 @@ def _unify(a: Reg, b, dst, what):
 _INT_ONLY = {"div", "rem", "shl", "shr"}
 
 
-# (operator, type, whether b is a register) -> opcode, for the combinations
-# _binary has checked once: later ones emit without the checks.
-_FAST_OPCODE: dict = {}
 
 
 # (operator, wide type, narrow type) -> (cvt opcode, its type, opcode) for
@@ -356,12 +357,13 @@ def _new_operand(ctx, dtype) -> tuple:
 
 def _fresh(ctx, dtype) -> Reg:
     """A new register of `dtype` in trace `ctx` (dtype a PtxType)."""
-    return Reg(ctx, ctx.module.new_reg(_new_operand(ctx, dtype)[1]), dtype)
+    new = ctx.new_operands.get(dtype.reg_type) or _new_operand(ctx, dtype)
+    return Reg(ctx, ctx.module.new_reg(new[1]), dtype)
 
 
 def _binary_checked(op, a: Reg, b, dst=None, swap=False):
     what = f"operator {op}"
-    key = (op, a.dtype.name, type(b) is Reg)
+    fast_table = _FAST_OPCODES.setdefault(op, ({}, {}))[type(b) is Reg]
     fast = not swap and (type(b) is int and a.dtype.is_int and op not in
                          ("shl", "shr") or type(b) is Reg and b.dtype is a.dtype)
     if op in ("shl", "shr"):
@@ -395,7 +397,7 @@ def _binary_checked(op, a: Reg, b, dst=None, swap=False):
     sources = [bo, a] if swap else [a, bo]
     result = _emit_new(opcode, t, sources, dst=dst)
     if fast and t is a.dtype:
-        _FAST_OPCODE[key] = opcode
+        fast_table[t.name] = opcode
     elif (not swap and type(b) is Reg and t is a.dtype and b.dtype is not t
           and t.is_int and b.dtype.is_int and b.dtype.bits < t.bits):
         # `b` was widened with cvt into t's width (see _unify).

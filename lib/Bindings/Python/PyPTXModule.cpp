@@ -212,6 +212,14 @@ std::tuple<py::object, int, int> callerPosition() {
   return {py::str(""), 0, 0};
 }
 
+/// A Python int argument; raises on a non-int or overflow.
+long longArg(PyObject *arg) {
+  long value = PyLong_AsLong(arg);
+  if (value == -1 && PyErr_Occurred())
+    throw py::error_already_set();
+  return value;
+}
+
 /// One module under construction.
 class ModuleBuilder {
 public:
@@ -566,6 +574,10 @@ private:
   /// are appended to `args`.
   Attribute convert(py::handle operand, SmallVectorImpl<Value> &args) {
     MLIRContext *c = ctx.get();
+    if (PyLong_CheckExact(operand.ptr())) { // a register id: ("r", id)
+      args.push_back(value(int(longArg(operand.ptr()))));
+      return ref(args.size() - 1);
+    }
     if (!PyTuple_Check(operand.ptr()) || PyTuple_GET_SIZE(operand.ptr()) < 1)
       throw py::type_error("an operand is a tagged tuple, got " +
                            py::repr(operand).cast<std::string>());
@@ -762,13 +774,6 @@ PyObject *fastCall(Body body) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   }
   return nullptr;
-}
-
-long longArg(PyObject *arg) {
-  long value = PyLong_AsLong(arg);
-  if (value == -1 && PyErr_Occurred())
-    throw py::error_already_set();
-  return value;
 }
 
 unsigned unsignedArg(PyObject *arg, const char *what) {
