@@ -96,6 +96,14 @@ class Module:
         else None. Positional arguments only (it is called per instruction,
         without pybind11's dispatcher)."""
 
+    def emit(self, func: int, opcode: str, operands: Sequence[Any],
+             trace: Any, ftype: str, /) -> int | None:
+        """inst() with the DSL's operand objects (ptx.inst's fast path):
+        registers whose `ctx` slot is `trace` and [reg+offset] addresses of
+        them are read here; every other operand becomes a tagged one through
+        the fallback given to set_operand_classes (ftype "f32" or "f64" for
+        float immediates)."""
+
     def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
         """Appends `name:`."""
 
@@ -137,6 +145,12 @@ class Module:
 def set_internal_dirs(dirs: Sequence[str]) -> None:
     """Directories whose code is pyptx's own, skipped when inst(loc=None)
     looks for the author's frame."""
+
+
+def set_operand_classes(reg: type, address: type, fallback: Any) -> None:
+    """The DSL's register class (__slots__ id, ctx), address class (__slots__
+    base, offset, coords) and fallback(value, ftype) -> tagged operand, for
+    Module.emit; pyptx sets them when it loads this module."""
 
 
 def caller_location() -> Loc:

@@ -118,23 +118,9 @@ class _Inst:
         except IndexError:
             ctx = get_ctx()  # raises: not tracing
         if pred is None and ctx.active_fast:
-            # The common case, without emit's layers: registers of this
-            # trace pass their id.
-            ftype = self._ftype
-            ops = []
-            for o in operands:
-                kind = type(o)
-                if kind is _Reg and o.ctx is ctx:
-                    ops.append(o.id)  # a bare int: the register
-                elif (kind is Address and o.coords is None and type(o.base) is _Reg
-                      and o.base.ctx is ctx):
-                    off = o.offset  # [r], [r+off], [r-off], as Address spells them
-                    ops.append(("a", [o.base.id] if not off else
-                                [("+", o.base.id, ("i", off)) if off > 0 else
-                                 ("-", o.base.id, ("i", -off))]))
-                else:
-                    ops.append(operand(o, ftype))
-            ctx.module.inst(ctx.func, opcode, ops)
+            # The common case, without emit's layers: the native module reads
+            # registers of this trace and addresses of them itself.
+            ctx.module.emit(ctx.func, opcode, operands, ctx, self._ftype)
             return
         emit(opcode, *operands, pred=pred)
 

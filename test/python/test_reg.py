@@ -130,3 +130,39 @@ def test_warp_reductions(assemble):
         "shfl.sync.bfly.b32 %r1, %r0, 1, 6175, -1;"]
     assert lines.count("max.u32 %r0, %r0, %r1;") == 3
     assert lines.count("min.f32 %f0, %f0, %f1;") == 5
+
+
+def test_inst_operands_read_natively():
+    # ptx.inst's fast path reads registers and [r+off] addresses in C++;
+    # every other operand goes through the Python conversion.
+    def k():
+        p = reg.scalar(u64)
+        x = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(x, ptx.addr(p, -8))
+        ptx.inst.st.global_.f32(ptx.addr(p, 16), x)
+        ptx.inst.st.global_.v2.f32(ptx.addr(p), [x, x])
+        ptx.inst.mov.f32(x, 1.5)
+        ptx.inst.mov.f32(x, ptx.special.laneid())
+        ptx.ret()
+
+    assert trace(k) == [
+        "ld.global.f32 %f0, [%rd0-8];", "st.global.f32 [%rd0+16], %f0;",
+        "st.global.v2.f32 [%rd0], {%f0, %f0};", "mov.f32 %f0, 0f3FC00000;",
+        "mov.f32 %f0, %laneid;", "ret;"]
+
+
+def test_register_of_another_trace_is_refused():
+    kept = []
+
+    def first():
+        kept.append(reg.scalar(u32))
+        ptx.ret()
+
+    kernel(arch="sm_90a")(first).ptx()
+
+    def second():
+        r = reg.scalar(u32)
+        ptx.inst.mov.u32(r, kept[0])
+
+    with pytest.raises(ValueError, match="another kernel trace"):
+        kernel(arch="sm_90a")(second).ptx()

@@ -26,6 +26,7 @@
 #include <pybind11/stl.h>
 
 #include <frameobject.h>
+#include <structmember.h>
 
 #include <cstring>
 
@@ -212,6 +213,32 @@ std::tuple<py::object, int, int> callerPosition() {
   return {py::str(""), 0, 0};
 }
 
+/// The DSL's operand classes (pyptx.reg.Reg, pyptx._operands.Address) and
+/// where their __slots__ lie, so that Module.emit reads a register or an
+/// address without running Python; set by pyptx at import
+/// (set_operand_classes). Other operands go to the Python fallback.
+struct OperandClasses {
+  PyObject *reg = nullptr, *address = nullptr, *fallback = nullptr;
+  Py_ssize_t regId = 0, regTrace = 0, addressBase = 0, addressOffset = 0,
+             addressCoords = 0;
+} operandClasses;
+
+/// The byte offset of `cls`'s slot `name` in its instances.
+Py_ssize_t slotOffset(py::handle cls, const char *name) {
+  py::object descriptor = cls.attr(name);
+  if (Py_TYPE(descriptor.ptr()) != &PyMemberDescr_Type)
+    throw py::type_error(std::string(name) + " is not a __slots__ member of " +
+                         py::repr(cls).cast<std::string>());
+  return reinterpret_cast<PyMemberDescrObject *>(descriptor.ptr())
+      ->d_member->offset;
+}
+
+/// An object's slot (borrowed; null while unset).
+PyObject *slot(PyObject *object, Py_ssize_t offset) {
+  return *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(object) +
+                                        offset);
+}
+
 /// A Python int argument; raises on a non-int or overflow.
 long longArg(PyObject *arg) {
   long value = PyLong_AsLong(arg);
@@ -373,9 +400,14 @@ public:
 
   /// Appends an instruction; returns the id of the register its ("n", class)
   /// operand created, if it has one.
+  ///
+  /// With `trace` (Module.emit), operands are the DSL's objects: registers
+  /// of that trace and addresses of them are read here, the rest become
+  /// tagged operands through the Python fallback (with float kind `ftype`).
   std::optional<unsigned> inst(unsigned funcId, py::handle opcodeObj,
                                py::handle operandsObj, int guard, bool negated,
-                               py::handle loc) {
+                               py::handle loc, PyObject *trace = nullptr,
+                               PyObject *ftype = nullptr) {
     Function &f = function(funcId);
     MLIRContext *c = ctx.get();
     StringRef opcode = strRef(opcodeObj);
@@ -401,7 +433,8 @@ public:
     py::object owner = py::reinterpret_steal<py::object>(sequence);
     PyObject **items = PySequence_Fast_ITEMS(sequence);
     for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence); i < e; ++i)
-      operands.push_back(convert(items[i], args));
+      operands.push_back(trace ? convertObject(items[i], trace, ftype, args)
+                               : convert(items[i], args));
     // Straight from the properties, as the importer does: the most frequent
     // op skips filling and tearing down an OperationState.
     InstOp::Properties properties;
@@ -568,6 +601,40 @@ private:
     if (index < plainRefs.size())
       return plainRefs[index];
     return RegRefAttr::get(ctx.get(), index, "");
+  }
+
+  /// A DSL operand object (see inst's `trace`) as an operand attribute.
+  Attribute convertObject(PyObject *object, PyObject *trace, PyObject *ftype,
+                          SmallVectorImpl<Value> &args) {
+    const OperandClasses &classes = operandClasses;
+    auto traceRegister = [&](PyObject *o) {
+      return o && (PyObject *)Py_TYPE(o) == classes.reg &&
+             slot(o, classes.regTrace) == trace && slot(o, classes.regId);
+    };
+    if (traceRegister(object))
+      return convert(slot(object, classes.regId), args);
+    if ((PyObject *)Py_TYPE(object) == classes.address &&
+        slot(object, classes.addressCoords) == Py_None &&
+        traceRegister(slot(object, classes.addressBase))) {
+      // [r], [r+offset], [r-offset], as Address spells them.
+      Attribute base =
+          convert(slot(slot(object, classes.addressBase), classes.regId), args);
+      PyObject *offsetObj = slot(object, classes.addressOffset);
+      long offset = offsetObj ? longArg(offsetObj) : 0;
+      MLIRContext *c = ctx.get();
+      if (offset)
+        base = BinaryAttr::get(
+            c, offset > 0 ? "+" : "-", base,
+            ImmAttr::get(c, offset > 0 ? offset : -offset, IntFormat::dec, false));
+      return AddrAttr::get(c, {base});
+    }
+    if (!classes.fallback)
+      throw py::type_error("Module.emit needs set_operand_classes first");
+    py::object tagged = py::reinterpret_steal<py::object>(
+        PyObject_CallFunctionObjArgs(classes.fallback, object, ftype, nullptr));
+    if (!tagged)
+      throw py::error_already_set();
+    return convert(tagged, args);
   }
 
   /// One tagged operand tuple as an operand attribute; registers it names
@@ -804,6 +871,21 @@ PyObject *instMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   });
 }
 
+/// Module.emit(func, opcode, operands, trace, ftype).
+PyObject *emitMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    if (n != 5)
+      throw py::type_error("emit(func, opcode, operands, trace, ftype) takes 5 "
+                           "positional arguments, got " + std::to_string(n));
+    std::optional<unsigned> created =
+        builderOf(self).inst(unsignedArg(args[0], "func"), args[1], args[2],
+                             -1, false, py::none(), args[3], args[4]);
+    if (!created)
+      Py_RETURN_NONE;
+    return PyLong_FromUnsignedLong(*created);
+  });
+}
+
 /// Module.new_reg(reg_class).
 PyObject *newRegMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   return fastCall([&]() -> PyObject * {
@@ -819,6 +901,12 @@ PyMethodDef fastMethods[] = {
      "inst(func, opcode, operands, guard=-1, negated=False, loc=None, /)\n"
      "Appends one instruction; returns the id of the register an (\"n\", "
      "reg_class) operand created, else None."},
+    {"emit", (PyCFunction)(void (*)(void))emitMethod, METH_FASTCALL,
+     "emit(func, opcode, operands, trace, ftype, /)\n"
+     "inst() with the DSL's operand objects: registers whose trace slot is "
+     "`trace`, addresses of them, and anything the fallback given to "
+     "set_operand_classes turns into a tagged operand (ftype: \"f32\" or "
+     "\"f64\", for float immediates)."},
     {"new_reg", (PyCFunction)(void (*)(void))newRegMethod, METH_FASTCALL,
      "new_reg(reg_class, /)\nA new register of the class; returns its id."},
 };
@@ -913,6 +1001,24 @@ PYBIND11_MODULE(_native, m) {
       py::arg("dirs"),
       "Directories whose code is not the kernel author's: inst(loc=None) "
       "takes the location of the innermost frame outside them.");
+  m.def(
+      "set_operand_classes",
+      [](py::handle reg, py::handle address, py::handle fallback) {
+        OperandClasses classes;
+        classes.regId = slotOffset(reg, "id");
+        classes.regTrace = slotOffset(reg, "ctx");
+        classes.addressBase = slotOffset(address, "base");
+        classes.addressOffset = slotOffset(address, "offset");
+        classes.addressCoords = slotOffset(address, "coords");
+        classes.reg = reg.inc_ref().ptr();
+        classes.address = address.inc_ref().ptr();
+        classes.fallback = fallback.inc_ref().ptr();
+        operandClasses = classes;
+      },
+      py::arg("reg"), py::arg("address"), py::arg("fallback"),
+      "The DSL's register class (slots id, ctx), address class (slots base, "
+      "offset, coords) and fallback(value, ftype) -> tagged operand, for "
+      "Module.emit.");
   m.def(
       "caller_location",
       [] {
