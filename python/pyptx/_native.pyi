@@ -104,6 +104,15 @@ class Module:
         the fallback given to set_operand_classes (ftype "f32" or "f64" for
         float immediates)."""
 
+    def binary(self, func: int, opcodes: tuple[dict, dict], new_operands: dict,
+               a: Any, b: Any, in_place: bool, /) -> Any:
+        """Reg's operators' fast path: `a op b` for an int b or a register b
+        of a's type and trace, the opcode from opcodes ({type name: opcode}
+        for an int b, the same for a register b), a new destination of class
+        new_operands[a.dtype.reg_type] (("n", class)), or a itself in place.
+        Returns the destination register (a new Reg made here), or None when
+        the case is Python's to handle."""
+
     def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
         """Appends `name:`."""
 
@@ -147,10 +156,12 @@ def set_internal_dirs(dirs: Sequence[str]) -> None:
     looks for the author's frame."""
 
 
-def set_operand_classes(reg: type, address: type, fallback: Any) -> None:
-    """The DSL's register class (__slots__ id, ctx), address class (__slots__
-    base, offset, coords) and fallback(value, ftype) -> tagged operand, for
-    Module.emit; pyptx sets them when it loads this module."""
+def set_operand_classes(reg: type, address: type, fallback: Any,
+                        ptx_type: type) -> None:
+    """The DSL's register class (__slots__ id, ctx, dtype, special), address
+    class (__slots__ base, offset, coords), fallback(value, ftype) -> tagged
+    operand, and type class (__slots__ name, reg_type), for Module.emit and
+    Module.binary; pyptx sets them when it loads this module."""
 
 
 def caller_location() -> Loc:

@@ -35,10 +35,11 @@ def native():
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
     _native.set_internal_dirs([_PACKAGE_DIR, _CONTEXTLIB])
-    # Module.emit reads these operands without running Python.
+    # Module.emit and Module.binary read these objects without running Python.
     from pyptx._operands import Address, operand
     from pyptx.reg import Reg
-    _native.set_operand_classes(Reg, Address, operand)
+    from pyptx.types import PtxType
+    _native.set_operand_classes(Reg, Address, operand, PtxType)
     _NATIVE = _native
     return _native
 

@@ -74,44 +74,45 @@ _FAST_OPCODES: dict = {}
 
 def _operator(op, in_place=False, swap=False):
     """The method of Reg for operator `op` (see _binary_checked), with fast
-    paths for the combinations checked once before: an int, a register of
-    a's type, or (widened first) a narrower integer register. A new
-    destination is an ("n", class) operand: the native module creates it."""
+    paths for the combinations checked once before: an int or a register of
+    a's type (Module.binary, wholly native), or (widened first) a narrower
+    integer register. A new destination is an ("n", class) operand: the
+    native module creates it."""
     if swap:
         def method(a, b):
             return _binary_checked(op, a, b, None, True)
         return method
 
-    fast_int, fast_reg = _FAST_OPCODES.setdefault(op, ({}, {}))
+    tables = _FAST_OPCODES.setdefault(op, ({}, {}))
 
     def method(a, b):
-        tb = type(b)
         ctx = a.ctx
         if ctx.active_fast:
-            t = a.dtype
-            if tb is int:
-                opcode, src = fast_int.get(t.name), ("i", b)
-            elif tb is Reg and b.dtype is t and b.ctx is ctx:
-                opcode, src = fast_reg.get(t.name), b.id
-            else:
-                opcode = None
-                plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name)) if tb is Reg else None
-                if plan is not None and b.ctx is ctx:
+            # An int or a register of a's type: the native module does it all.
+            done = ctx.module.binary(ctx.func, tables, ctx.new_operands, a, b, in_place)
+            if done is not None:
+                return done
+            if type(b) is Reg and b.ctx is ctx:
+                t = a.dtype
+                plan = _WIDEN_PLAN.get((op, t.name, b.dtype.name))
+                if plan is not None:
                     cvt, wide, opcode = plan
+                    module, func = ctx.module, ctx.func
                     new = ctx.new_operands.get(wide.reg_type) or _new_operand(ctx, wide)
-                    src = ctx.module.inst(ctx.func, cvt, [new, b.id])
-            if opcode is not None:
-                if in_place:
-                    ctx.module.inst(ctx.func, opcode, [a.id, a.id, src])
-                    return a
-                dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
-                return Reg(ctx, ctx.module.inst(ctx.func, opcode, [dst, a.id, src]), t)
+                    src = module.inst(func, cvt, [new, b.id])
+                    if in_place:
+                        module.inst(func, opcode, [a.id, a.id, src])
+                        return a
+                    dst = ctx.new_operands.get(t.reg_type) or _new_operand(ctx, t)
+                    return Reg(ctx, module.inst(func, opcode, [dst, a.id, src]), t)
         return _binary_checked(op, a, b, a if in_place else None, False)
     return method
 
 
 class Reg:
-    """A register (or special register) of the kernel being traced."""
+    """A register (or special register) of the kernel being traced.
+
+    Module.binary also makes Regs, setting these slots itself."""
 
     __slots__ = ("id", "dtype", "ctx", "special", "__weakref__")
 

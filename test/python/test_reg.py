@@ -166,3 +166,27 @@ def test_register_of_another_trace_is_refused():
 
     with pytest.raises(ValueError, match="another kernel trace"):
         kernel(arch="sm_90a")(second).ptx()
+
+
+def test_native_operator_results_are_full_registers():
+    # Module.binary makes the result Reg itself; it must be the same as one
+    # Python makes: usable again, typed, of this trace.
+    from pyptx.reg import Reg
+    seen = {}
+
+    def k():
+        a = reg.scalar(u32)
+        b = a + 1          # checked in Python, then cached
+        c = a + 2          # made natively
+        d = c * b
+        d += c
+        seen.update(b=b, c=c, d=d)
+        ptx.inst.mov.u32(a, d)
+        ptx.ret()
+
+    assert trace(k) == ["add.u32 %r1, %r0, 1;", "add.u32 %r2, %r0, 2;",
+                        "mul.lo.u32 %r3, %r2, %r1;", "add.u32 %r3, %r3, %r2;",
+                        "mov.u32 %r0, %r3;", "ret;"]
+    c = seen["c"]
+    assert type(c) is Reg and c.dtype is u32 and c.special is None
+    assert c.ctx is seen["b"].ctx and repr(c) == "Reg(#2, u32)"

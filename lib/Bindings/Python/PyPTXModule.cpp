@@ -219,8 +219,9 @@ std::tuple<py::object, int, int> callerPosition() {
 /// (set_operand_classes). Other operands go to the Python fallback.
 struct OperandClasses {
   PyObject *reg = nullptr, *address = nullptr, *fallback = nullptr;
-  Py_ssize_t regId = 0, regTrace = 0, addressBase = 0, addressOffset = 0,
-             addressCoords = 0;
+  Py_ssize_t regId = 0, regTrace = 0, regType = 0, regSpecial = 0,
+             addressBase = 0, addressOffset = 0, addressCoords = 0,
+             typeName = 0, typeRegType = 0;
 } operandClasses;
 
 /// The byte offset of `cls`'s slot `name` in its instances.
@@ -409,20 +410,6 @@ public:
                                py::handle loc, PyObject *trace = nullptr,
                                PyObject *ftype = nullptr) {
     Function &f = function(funcId);
-    MLIRContext *c = ctx.get();
-    StringRef opcode = strRef(opcodeObj);
-    auto [cached, inserted] = opcodes.try_emplace(opcode);
-    if (inserted) {
-      SmallVector<StringRef, 8> parts;
-      opcode.split(parts, '.');
-      if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
-        throw py::value_error("malformed opcode '" + opcode.str() + "'");
-      SmallVector<Attribute, 8> modifiers;
-      for (StringRef part : ArrayRef(parts).drop_front())
-        modifiers.push_back(StringAttr::get(c, part));
-      cached->second = {StringAttr::get(c, parts.front()),
-                        ArrayAttr::get(c, modifiers)};
-    }
     SmallVector<Value, 8> args;
     SmallVector<Attribute, 8> operands;
     created.reset();
@@ -435,22 +422,90 @@ public:
     for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence); i < e; ++i)
       operands.push_back(trace ? convertObject(items[i], trace, ftype, args)
                                : convert(items[i], args));
-    // Straight from the properties, as the importer does: the most frequent
-    // op skips filling and tearing down an OperationState.
-    InstOp::Properties properties;
-    properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
-    properties.setMnemonic(cached->second.first);
-    properties.setModifiers(cached->second.second);
-    properties.setPtxOperands(ArrayAttr::get(c, operands));
-    properties.operandSegmentSizes = {guard < 0 ? 0 : 1, int32_t(args.size())};
     if (guard >= 0)
       args.insert(args.begin(), value(guard));
-    Operation *op = Operation::create(location(loc), *instName, {}, args,
-                                      noAttributes,
-                                      OpaqueProperties(&properties), {}, 0);
-    f.scopes.back()->push_back(op);
-    ++numInstructions;
+    append(f, opcodeObj, operands, args, guard >= 0, negated, loc);
     return created;
+  }
+
+  /// Reg's operators' fast path (Module.binary): `a op b` for b an int or a
+  /// register of a's type and trace, when `opcodes` (({type name: opcode}
+  /// for an int b, the same for a register b)) holds the opcode and
+  /// `newOperands` (register type -> ("n", class)) the destination's class.
+  /// Returns the destination (a new Reg, or `a` when in place), or None to
+  /// leave the case to Python.
+  PyObject *binary(unsigned funcId, PyObject *opcodes, PyObject *newOperands,
+                   PyObject *a, PyObject *b, bool inPlace) {
+    const OperandClasses &classes = operandClasses;
+    if (!classes.reg || (PyObject *)Py_TYPE(a) != classes.reg ||
+        !PyTuple_Check(opcodes) || PyTuple_GET_SIZE(opcodes) != 2)
+      throw py::type_error("binary(func, opcodes, new_operands, a: Reg, b, "
+                           "in_place)");
+    PyObject *trace = slot(a, classes.regTrace);
+    PyObject *type = slot(a, classes.regType);
+    bool isInt = PyLong_CheckExact(b);
+    if (!isInt && !((PyObject *)Py_TYPE(b) == classes.reg &&
+                    slot(b, classes.regType) == type &&
+                    slot(b, classes.regTrace) == trace))
+      Py_RETURN_NONE;
+    PyObject *opcode = PyDict_GetItemWithError(
+        PyTuple_GET_ITEM(opcodes, isInt ? 0 : 1), slot(type, classes.typeName));
+    if (!opcode) {
+      if (PyErr_Occurred())
+        throw py::error_already_set();
+      Py_RETURN_NONE;
+    }
+    Function &f = function(funcId);
+    MLIRContext *c = ctx.get();
+    SmallVector<Value, 3> args;
+    SmallVector<Attribute, 3> operands;
+    std::optional<unsigned> destination;
+    if (inPlace) {
+      operands.push_back(convert(slot(a, classes.regId), args));
+    } else {
+      PyObject *newOperand = PyDict_GetItemWithError(
+          newOperands, slot(type, classes.typeRegType));
+      if (!newOperand) {
+        if (PyErr_Occurred())
+          throw py::error_already_set();
+        Py_RETURN_NONE;
+      }
+      created.reset();
+      operands.push_back(convert(newOperand, args));
+      destination = created;
+    }
+    operands.push_back(convert(slot(a, classes.regId), args));
+    if (isInt) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(b, &overflow);
+      if (overflow || (v == -1 && PyErr_Occurred())) {
+        PyErr_Clear();
+        Py_RETURN_NONE; // Python spells the big ones
+      }
+      operands.push_back(v >= 0 && size_t(v) < smallImms.size()
+                             ? smallImms[v]
+                             : ImmAttr::get(c, int64_t(v), IntFormat::dec,
+                                            false));
+    } else {
+      operands.push_back(convert(slot(b, classes.regId), args));
+    }
+    append(f, opcode, operands, args, false, false, py::none());
+    if (inPlace)
+      return Py_NewRef(a);
+    // The new register, as Reg.__init__ would make it.
+    auto *regType = reinterpret_cast<PyTypeObject *>(classes.reg);
+    PyObject *reg = regType->tp_alloc(regType, 0);
+    if (!reg)
+      throw py::error_already_set();
+    auto set = [&](Py_ssize_t offset, PyObject *value) {
+      *reinterpret_cast<PyObject **>(reinterpret_cast<char *>(reg) + offset) =
+          value;
+    };
+    set(classes.regId, PyLong_FromUnsignedLong(*destination));
+    set(classes.regType, Py_NewRef(type));
+    set(classes.regTrace, Py_NewRef(trace));
+    set(classes.regSpecial, Py_NewRef(Py_None));
+    return reg;
   }
 
   void label(unsigned funcId, const std::string &name, py::handle loc) {
@@ -601,6 +656,43 @@ private:
     if (index < plainRefs.size())
       return plainRefs[index];
     return RegRefAttr::get(ctx.get(), index, "");
+  }
+
+  /// Appends pyptx.inst `opcode` with these operands to f's innermost scope
+  /// (args: its registers, the guard first when `guarded`).
+  void append(Function &f, py::handle opcodeObj, ArrayRef<Attribute> operands,
+              ArrayRef<Value> args, bool guarded, bool negated,
+              py::handle loc) {
+    MLIRContext *c = ctx.get();
+    StringRef opcode = strRef(opcodeObj);
+    auto [cached, inserted] = opcodes.try_emplace(opcode);
+    if (inserted) {
+      SmallVector<StringRef, 8> parts;
+      opcode.split(parts, '.');
+      if (llvm::any_of(parts, [](StringRef p) { return p.empty(); })) {
+        opcodes.erase(cached);
+        throw py::value_error("malformed opcode '" + opcode.str() + "'");
+      }
+      SmallVector<Attribute, 8> modifiers;
+      for (StringRef part : ArrayRef(parts).drop_front())
+        modifiers.push_back(StringAttr::get(c, part));
+      cached->second = {StringAttr::get(c, parts.front()),
+                        ArrayAttr::get(c, modifiers)};
+    }
+    // Straight from the properties, as the importer does: the most frequent
+    // op skips filling and tearing down an OperationState.
+    InstOp::Properties properties;
+    properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
+    properties.setMnemonic(cached->second.first);
+    properties.setModifiers(cached->second.second);
+    properties.setPtxOperands(ArrayAttr::get(c, operands));
+    properties.operandSegmentSizes = {guarded ? 1 : 0,
+                                      int32_t(args.size()) - (guarded ? 1 : 0)};
+    Operation *op = Operation::create(location(loc), *instName, {}, args,
+                                      noAttributes,
+                                      OpaqueProperties(&properties), {}, 0);
+    f.scopes.back()->push_back(op);
+    ++numInstructions;
   }
 
   /// A DSL operand object (see inst's `trace`) as an operand attribute.
@@ -886,6 +978,21 @@ PyObject *emitMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   });
 }
 
+/// Module.binary(func, opcodes, new_operands, a, b, in_place).
+PyObject *binaryMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    if (n != 6)
+      throw py::type_error("binary(func, opcodes, new_operands, a, b, "
+                           "in_place) takes 6 positional arguments, got " +
+                           std::to_string(n));
+    if (!PyDict_Check(args[2]))
+      throw py::type_error("binary: new_operands must be a dict");
+    return builderOf(self).binary(unsignedArg(args[0], "func"), args[1],
+                                  args[2], args[3], args[4],
+                                  PyObject_IsTrue(args[5]) == 1);
+  });
+}
+
 /// Module.new_reg(reg_class).
 PyObject *newRegMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   return fastCall([&]() -> PyObject * {
@@ -907,6 +1014,13 @@ PyMethodDef fastMethods[] = {
      "`trace`, addresses of them, and anything the fallback given to "
      "set_operand_classes turns into a tagged operand (ftype: \"f32\" or "
      "\"f64\", for float immediates)."},
+    {"binary", (PyCFunction)(void (*)(void))binaryMethod, METH_FASTCALL,
+     "binary(func, opcodes, new_operands, a, b, in_place, /)\n"
+     "Reg's operators' fast path: `a op b` for an int b or a register b of "
+     "a's type and trace, with the opcode from opcodes (({type name: "
+     "opcode} for an int b, the same for a register b)) and a new "
+     "destination of the class new_operands[a.dtype.reg_type] (or a itself "
+     "in place); returns the destination, or None for Python to handle."},
     {"new_reg", (PyCFunction)(void (*)(void))newRegMethod, METH_FASTCALL,
      "new_reg(reg_class, /)\nA new register of the class; returns its id."},
 };
@@ -1003,10 +1117,15 @@ PYBIND11_MODULE(_native, m) {
       "takes the location of the innermost frame outside them.");
   m.def(
       "set_operand_classes",
-      [](py::handle reg, py::handle address, py::handle fallback) {
+      [](py::handle reg, py::handle address, py::handle fallback,
+         py::handle ptxType) {
         OperandClasses classes;
         classes.regId = slotOffset(reg, "id");
         classes.regTrace = slotOffset(reg, "ctx");
+        classes.regType = slotOffset(reg, "dtype");
+        classes.regSpecial = slotOffset(reg, "special");
+        classes.typeName = slotOffset(ptxType, "name");
+        classes.typeRegType = slotOffset(ptxType, "reg_type");
         classes.addressBase = slotOffset(address, "base");
         classes.addressOffset = slotOffset(address, "offset");
         classes.addressCoords = slotOffset(address, "coords");
@@ -1016,9 +1135,11 @@ PYBIND11_MODULE(_native, m) {
         operandClasses = classes;
       },
       py::arg("reg"), py::arg("address"), py::arg("fallback"),
-      "The DSL's register class (slots id, ctx), address class (slots base, "
-      "offset, coords) and fallback(value, ftype) -> tagged operand, for "
-      "Module.emit.");
+      py::arg("ptx_type"),
+      "The DSL's register class (slots id, ctx, dtype, special), address "
+      "class (slots base, offset, coords), fallback(value, ftype) -> tagged "
+      "operand and type class (slots name, reg_type), for Module.emit and "
+      "Module.binary.");
   m.def(
       "caller_location",
       [] {
