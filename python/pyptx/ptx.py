@@ -20,7 +20,6 @@ immediates, f64 when the opcode has ``.f64``), strings (symbols, labels),
 from __future__ import annotations
 
 from pyptx import reg as _reg
-from pyptx.reg import Reg as _Reg
 from pyptx import types as T
 from pyptx._operands import SINK, Address, Pipe, float_kind, operand
 from pyptx._trace import _stack, get_ctx, user_loc

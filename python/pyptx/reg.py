@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from pyptx import types as T
 from pyptx._operands import operand
-from pyptx._trace import _stack, get_ctx
+from pyptx._trace import get_ctx
 
 # One prefix per declared register type, so each `.reg` line has one type.
 _PREFIX = {

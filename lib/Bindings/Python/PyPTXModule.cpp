@@ -942,6 +942,13 @@ unsigned unsignedArg(PyObject *arg, const char *what) {
   return unsigned(value);
 }
 
+/// A register id, or None.
+PyObject *idOrNone(std::optional<unsigned> id) {
+  if (!id)
+    Py_RETURN_NONE;
+  return PyLong_FromUnsignedLong(*id);
+}
+
 /// Module.inst(func, opcode, operands, guard=-1, negated=False, loc=None).
 PyObject *instMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   return fastCall([&]() -> PyObject * {
@@ -955,11 +962,8 @@ PyObject *instMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (negated < 0)
       throw py::error_already_set();
     py::handle loc = n > 5 ? py::handle(args[5]) : py::none();
-    std::optional<unsigned> created =
-        builderOf(self).inst(func, args[1], args[2], guard, negated, loc);
-    if (!created)
-      Py_RETURN_NONE;
-    return PyLong_FromUnsignedLong(*created);
+    return idOrNone(
+        builderOf(self).inst(func, args[1], args[2], guard, negated, loc));
   });
 }
 
@@ -969,12 +973,9 @@ PyObject *emitMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
     if (n != 5)
       throw py::type_error("emit(func, opcode, operands, trace, ftype) takes 5 "
                            "positional arguments, got " + std::to_string(n));
-    std::optional<unsigned> created =
-        builderOf(self).inst(unsignedArg(args[0], "func"), args[1], args[2],
-                             -1, false, py::none(), args[3], args[4]);
-    if (!created)
-      Py_RETURN_NONE;
-    return PyLong_FromUnsignedLong(*created);
+    return idOrNone(builderOf(self).inst(unsignedArg(args[0], "func"),
+                                         args[1], args[2], -1, false,
+                                         py::none(), args[3], args[4]));
   });
 }
 
