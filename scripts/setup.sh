@@ -45,11 +45,13 @@ if [[ ! -x /usr/lib/llvm-22/bin/mlir-tblgen ]]; then
 fi
 
 # Python: the module builds against the python3 on PATH, and the pytest suite
-# needs pytest and numpy (pip, into that Python, only what is missing).
+# needs pytest and numpy, and PyTorch (a CPU build: custom op, fake tensors,
+# torch.compile) -- pip, into that Python, only what is missing.
 py_missing=()
 for mod in pybind11 pytest numpy; do
   python3 -c "import $mod" 2>/dev/null || py_missing+=("$mod")
 done
+python3 -c "import torch" 2>/dev/null || py_missing+=("torch==2.13.0")
 if ((${#py_missing[@]})); then
   echo "setup: pip installing ${py_missing[*]} for $(python3 --version)"
   if ! python3 -m pip install --quiet "${py_missing[@]}"; then

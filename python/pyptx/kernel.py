@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import gc
 import inspect
+import itertools
 import os
 import shutil
 import subprocess
 import tempfile
 import warnings
+import weakref
 from typing import Any, Callable, Sequence
 
 from pyptx._arch import default_version, resolve_arch
@@ -32,6 +34,9 @@ from pyptx.errors import KernelWarning
 from pyptx.specs import TensorSpec, Tile
 
 _TOOL_DIRS = ("/usr/local/cuda/bin",)
+
+KERNELS: "weakref.WeakValueDictionary[int, Kernel]" = weakref.WeakValueDictionary()
+_kernel_ids = itertools.count()
 
 
 def _dim3(value, what) -> tuple[int, int, int]:
@@ -106,6 +111,11 @@ class Kernel:
                             f"{len(self.tensor_names)} positional parameters "
                             f"{self.tensor_names}")
         self._loc = (fn.__code__.co_filename, fn.__code__.co_firstlineno, 0)
+        self._launchers: dict = {}  # framework name -> its launcher
+        # A number that names this kernel to code that runs outside a trace
+        # of torch.compile (pyptx.runtime.torch._op_name).
+        self.uid = next(_kernel_ids)
+        KERNELS[self.uid] = self
 
     # -- properties of the seeds' API ------------------------------------------
     in_specs = property(lambda self: self._in_specs, doc="Input tensor specs.")
@@ -251,10 +261,23 @@ class Kernel:
             return _run([disasm, "-g", cubin] if self.lineinfo else [disasm, cubin])
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError(
-            f"calling kernel {self.name!r} would launch it, and launching needs the "
-            "pyptx runtime, which this build does not have yet; inspect it with "
-            ".ptx(), .module() or .sass()")
+        """Launches the kernel on framework arrays: ``out = k(x, w)`` takes
+        the in_specs' tensors (then raw_params' values, or them by name),
+        allocates and returns the out_specs' tensors; other keywords are
+        template parameters. PyTorch tensors (eager, torch.compile, CUDA
+        graphs) go through pyptx.runtime.torch."""
+        framework = type(args[0]).__module__.split(".")[0] if args else None
+        launcher = self._launchers.get(framework)
+        if launcher is None:
+            launcher = self._launchers[framework] = self._launcher_for(framework, args)
+        return launcher(args, kwargs)
+
+    def _launcher_for(self, framework, args):
+        if framework == "torch":
+            from pyptx.runtime.torch import launcher
+            return launcher(self)
+        raise TypeError(f"{self.name}: launching takes PyTorch tensors; got "
+                        f"{type(args[0]).__name__ if args else 'no arguments'}")
 
     def __repr__(self):
         return f"<pyptx.Kernel {self.name} arch={self._arch}>"

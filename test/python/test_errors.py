@@ -114,12 +114,12 @@ def test_arch_auto_without_gpu(monkeypatch):
     assert k.ptx().startswith(".version 7.0\n")
 
 
-def test_calling_a_kernel_needs_the_runtime():
+def test_calling_a_kernel_takes_framework_tensors():
     @kernel(arch="sm_90a")
     def k(X):
         ptx.ret()
 
-    with pytest.raises(NotImplementedError, match="launching needs the pyptx runtime"):
+    with pytest.raises(TypeError, match="launching takes PyTorch tensors; got object"):
         k(object())
 
 

@@ -1,0 +1,212 @@
+//===- Runtime.h - compiling and launching PTX kernels ----------*- C++ -*-===//
+//
+// The launch side of pyptx, with no MLIR: PTX text in, a kernel launch out.
+// libcuda.so.1 is opened at run time (dlopen), so everything here builds and
+// links without a driver; only what needs the GPU fails, with an Error that
+// says so. cuda.h is included for its types and enums only.
+//
+// Not thread-safe: a Kernel or LaunchPlan is used by one thread at a time
+// (the Python module calls it under the GIL).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYPTX_RUNTIME_RUNTIME_H
+#define PYPTX_RUNTIME_RUNTIME_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cuda.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace pyptx::runtime {
+
+/// Every failure: a missing driver, a CUDA error, a ptxas error, a bad
+/// argument. The message names the kernel where there is one.
+class Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+  ~Error() override;
+};
+
+/// Whether libcuda.so.1 loads, has the entry points used here and cuInit
+/// succeeds. Never throws.
+bool driverAvailable();
+
+/// Waits for the current context's work (nothing if no context is current).
+void synchronize();
+
+//===----------------------------------------------------------------------===//
+// PTX to cubin
+//===----------------------------------------------------------------------===//
+
+/// ptxas: $PYPTX_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas;
+/// empty if none or if $PYPTX_PTXAS is "none" (then kernels go to the
+/// driver's JIT).
+std::string findPtxas();
+
+/// Where compiled cubins are kept: $PYPTX_CACHE_DIR, else
+/// $XDG_CACHE_HOME/pyptx, else ~/.cache/pyptx.
+std::string cacheDir();
+
+/// `ptx` assembled by ptxas for `arch` (e.g. "sm_90a"): the cubin's bytes.
+/// Looked up first in cacheDir() under the SHA-256 of the PTX, the arch and
+/// ptxas's --version. Throws Error with ptxas's messages and `kernelName`
+/// when ptxas fails, or when there is no ptxas.
+std::string compileToCubin(llvm::StringRef ptx, llvm::StringRef arch,
+                           llvm::StringRef kernelName);
+
+/// Whether the last compileToCubin on this thread came from the cache.
+bool lastCompileCached();
+
+//===----------------------------------------------------------------------===//
+// Kernel and LaunchPlan
+//===----------------------------------------------------------------------===//
+
+/// One `.entry` of a PTX module, loaded into each CUDA context it is
+/// launched in (on first launch there). The PTX goes through ptxas when there
+/// is one, else through the driver's JIT.
+class Kernel {
+public:
+  Kernel(std::string ptx, std::string name, std::string arch);
+  ~Kernel();
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  llvm::StringRef getName() const { return name; }
+  llvm::StringRef getArch() const { return arch; }
+  llvm::StringRef getPTX() const { return ptx; }
+
+  /// The function in the current context; with none current, the primary
+  /// context of device 0 is retained and made current. Loads the module on
+  /// first use in a context, and allows `sharedBytes` of dynamic shared
+  /// memory when that is over the default 48 KiB.
+  CUfunction function(unsigned sharedBytes);
+
+private:
+  struct Loaded {
+    CUcontext context;
+    CUmodule module;
+    CUfunction function;
+    unsigned maxSharedBytes; // What the attribute was last set to.
+  };
+  Loaded &load(CUcontext context);
+
+  std::string ptx, name, arch;
+  std::string cubin; // Empty until the first load; stays empty without ptxas.
+  llvm::SmallVector<Loaded, 1> loaded;
+};
+
+/// How a kernel parameter is passed.
+enum class ParamKind : uint8_t {
+  U8,
+  U16,
+  U32,
+  U64,
+  S32,
+  S64,
+  F32,
+  F64,
+  Pointer,   // A device address, as u64.
+  TensorMap, // A CUtensorMap by value: 128 bytes, 64-byte aligned.
+};
+
+/// Bytes of a parameter of this kind.
+unsigned paramSize(ParamKind kind);
+/// Its alignment in the parameter buffer (its size; 64 for a tensor map).
+unsigned paramAlign(ParamKind kind);
+/// "u8", ..., "f64", "ptr", "tensormap".
+llvm::StringRef paramKindName(ParamKind kind);
+/// The kind named so, or false.
+bool parseParamKind(llvm::StringRef name, ParamKind &kind);
+
+/// A kernel with its launch shape and parameter kinds fixed, and the
+/// parameter buffer laid out once: a launch writes the values in place and
+/// calls cuLaunchKernelEx, with no allocation.
+class LaunchPlan {
+public:
+  using Dim3 = std::array<unsigned, 3>;
+
+  LaunchPlan(std::shared_ptr<Kernel> kernel, Dim3 grid, Dim3 block,
+             Dim3 cluster, unsigned sharedBytes,
+             llvm::ArrayRef<ParamKind> params);
+  LaunchPlan(const LaunchPlan &) = delete;
+  LaunchPlan &operator=(const LaunchPlan &) = delete;
+
+  Kernel &getKernel() const { return *kernel; }
+  Dim3 getGrid() const { return grid; }
+  Dim3 getBlock() const { return block; }
+  Dim3 getCluster() const { return cluster; }
+  unsigned getSharedBytes() const { return sharedBytes; }
+  llvm::ArrayRef<ParamKind> getParams() const { return params; }
+  /// Byte offset of each parameter in the buffer.
+  llvm::ArrayRef<unsigned> getOffsets() const { return offsets; }
+  /// The buffer's size: the end of the last parameter.
+  unsigned getBufferSize() const { return bufferSize; }
+
+  /// Where parameter `i`'s value goes (paramSize bytes, aligned).
+  void *slot(unsigned i) { return args[i]; }
+
+  /// Launches with the values now in the slots.
+  void launch(CUstream stream);
+
+  /// Writes `values` into the slots (each exactly paramSize bytes: uint32_t
+  /// for U32, uint64_t or a pointer for Pointer, std::array<uint8_t, 128>
+  /// for TensorMap...) and launches.
+  template <typename... Values>
+  void launch(CUstream stream, const Values &...values) {
+    if (sizeof...(Values) != params.size())
+      throwArgumentError(~0u, sizeof...(Values));
+    unsigned i = 0;
+    (store(i++, &values, sizeof(Values)), ...);
+    launch(stream);
+  }
+
+private:
+  void store(unsigned i, const void *value, size_t size);
+  [[noreturn]] void throwArgumentError(unsigned index, size_t got) const;
+
+  std::shared_ptr<Kernel> kernel;
+  Dim3 grid, block, cluster;
+  unsigned sharedBytes;
+  llvm::SmallVector<ParamKind, 8> params;
+  llvm::SmallVector<unsigned, 8> offsets;
+  unsigned bufferSize = 0;
+  /// The buffer, in 64-byte blocks so that tensor maps are aligned.
+  struct alignas(64) Block {
+    uint8_t bytes[64];
+  };
+  std::vector<Block> buffer;
+  llvm::SmallVector<void *, 8> args; // &buffer[offsets[i]]
+};
+
+//===----------------------------------------------------------------------===//
+// Tensor maps
+//===----------------------------------------------------------------------===//
+
+/// cuTensorMapEncodeTiled: a TMA descriptor for the tensor at
+/// `globalAddress` with `dims` (innermost first, rank 1 to 5),
+/// `stridesBytes` (rank - 1 of them: the byte stride of each dimension but
+/// the innermost), copied in boxes of `box` elements, `elementStrides`
+/// apart (empty: all 1). Throws Error on arguments the driver would reject
+/// with a plain CUDA_ERROR_INVALID_VALUE, and on a driver error.
+std::array<uint8_t, 128>
+encodeTensorMap(CUtensorMapDataType dtype, uint64_t globalAddress,
+                llvm::ArrayRef<uint64_t> dims,
+                llvm::ArrayRef<uint64_t> stridesBytes,
+                llvm::ArrayRef<uint32_t> box,
+                llvm::ArrayRef<uint32_t> elementStrides,
+                CUtensorMapInterleave interleave, CUtensorMapSwizzle swizzle,
+                CUtensorMapL2promotion l2Promotion,
+                CUtensorMapFloatOOBfill oobFill);
+
+} // namespace pyptx::runtime
+
+#endif // PYPTX_RUNTIME_RUNTIME_H

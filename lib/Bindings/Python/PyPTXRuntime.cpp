@@ -1,0 +1,388 @@
+//===- PyPTXRuntime.cpp - pyptx._runtime: compile and launch kernels ------===//
+//
+// The Python face of PyPTXRuntime (python/pyptx/_runtime.pyi is the
+// contract). No MLIR here: a process that only launches kernels loads this
+// module, not _native. Runtime errors reach Python as RuntimeError.
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyptx/Runtime/Runtime.h"
+
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <limits>
+#include <optional>
+
+namespace py = pybind11;
+using namespace pyptx::runtime;
+
+namespace {
+
+/// An int or a sequence of 1 to 3 ints, padded with 1s.
+LaunchPlan::Dim3 dim3(py::handle value, const char *what) {
+  std::vector<py::handle> items;
+  if (PyLong_Check(value.ptr()))
+    items.push_back(value);
+  else if (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr()))
+    for (py::handle item : value)
+      items.push_back(item);
+  else
+    throw py::type_error(std::string("LaunchPlan: ") + what +
+                         " must be an int or a tuple of 1 to 3 ints, got " +
+                         Py_TYPE(value.ptr())->tp_name);
+  if (items.empty() || items.size() > 3)
+    throw py::value_error(std::string("LaunchPlan: ") + what +
+                          " takes 1 to 3 dimensions, got " +
+                          std::to_string(items.size()));
+  LaunchPlan::Dim3 dims = {1, 1, 1};
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!PyLong_Check(items[i].ptr()))
+      throw py::type_error(std::string("LaunchPlan: ") + what +
+                           " dimensions must be ints, got " +
+                           Py_TYPE(items[i].ptr())->tp_name);
+    long long dim = PyLong_AsLongLong(items[i].ptr());
+    if (dim < 1 || dim > std::numeric_limits<unsigned>::max()) {
+      PyErr_Clear();
+      throw py::value_error(std::string("LaunchPlan: ") + what + " " +
+                            py::repr(value).cast<std::string>() +
+                            " has a dimension out of range");
+    }
+    dims[i] = unsigned(dim);
+  }
+  return dims;
+}
+
+py::tuple tuple3(LaunchPlan::Dim3 dims) {
+  return py::make_tuple(dims[0], dims[1], dims[2]);
+}
+
+std::string kindNames() {
+  std::string names;
+  for (unsigned k = 0; k <= unsigned(ParamKind::TensorMap); ++k)
+    names += (names.empty() ? "" : ", ") +
+             paramKindName(ParamKind(k)).str();
+  return names;
+}
+
+std::unique_ptr<LaunchPlan> makePlan(std::shared_ptr<Kernel> kernel,
+                                     py::handle grid, py::handle block,
+                                     py::handle cluster, unsigned sharedBytes,
+                                     const std::vector<std::string> &names) {
+  if (!kernel)
+    throw py::type_error("LaunchPlan: kernel must be a Kernel, not None");
+  llvm::SmallVector<ParamKind, 8> kinds;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (!parseParamKind(names[i], kinds.emplace_back()))
+      throw py::value_error("LaunchPlan: parameter " + std::to_string(i) +
+                            " of kernel '" + kernel->getName().str() +
+                            "' has kind '" + names[i] + "'; the kinds are " +
+                            kindNames());
+  return std::make_unique<LaunchPlan>(
+      std::move(kernel), dim3(grid, "grid"), dim3(block, "block"),
+      dim3(cluster, "cluster"), sharedBytes, kinds);
+}
+
+//===----------------------------------------------------------------------===//
+// LaunchPlan.launch: a METH_FASTCALL method, since pybind11's dispatcher
+// would cost about as much as the launch itself.
+//===----------------------------------------------------------------------===//
+
+/// The plan of a LaunchPlan object: the method descriptor is made for the
+/// LaunchPlan type, so Python only calls it with one as `self`.
+LaunchPlan &planOf(PyObject *self) {
+  auto *instance = reinterpret_cast<py::detail::instance *>(self);
+  auto *plan = instance->get_value_and_holder().value_ptr<LaunchPlan>();
+  if (!plan)
+    throw py::type_error("LaunchPlan.__init__ was not called");
+  return *plan;
+}
+
+/// Runs a METH_FASTCALL body: a C++ exception becomes the Python one.
+template <typename Body>
+PyObject *fastCall(Body body) {
+  try {
+    return body();
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (py::builtin_exception &e) {
+    e.set_error();
+  } catch (std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+  }
+  return nullptr;
+}
+
+/// Raises `type` with "launch: parameter <i> (<kind>) of kernel '<name>'
+/// <problem>, got <value's type>".
+[[noreturn]] void paramError(PyObject *type, LaunchPlan &plan, unsigned i,
+                             const std::string &problem, PyObject *value) {
+  PyErr_Clear();
+  std::string message =
+      "launch: parameter " + std::to_string(i) + " (" +
+      paramKindName(plan.getParams()[i]).str() + ") of kernel '" +
+      plan.getKernel().getName().str() + "' " + problem + ", got " +
+      (type == PyExc_OverflowError ? py::repr(value).cast<std::string>()
+                                   : std::string(Py_TYPE(value)->tp_name));
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
+
+/// `value` (an int, or anything with __index__) as a T, range-checked.
+template <typename T>
+T integerParam(LaunchPlan &plan, unsigned i, PyObject *value) {
+  PyObject *index = value;
+  if (PyLong_Check(value))
+    Py_INCREF(index);
+  else if (!(index = PyNumber_Index(value)))
+    paramError(PyExc_TypeError, plan, i, "takes an int", value);
+  bool inRange;
+  T result;
+  if constexpr (std::is_signed_v<T>) {
+    int overflow;
+    long long wide = PyLong_AsLongLongAndOverflow(index, &overflow);
+    inRange = !overflow && wide >= std::numeric_limits<T>::min() &&
+              wide <= std::numeric_limits<T>::max();
+    result = T(wide);
+  } else {
+    // Fails (OverflowError) on negative values too.
+    unsigned long long wide = PyLong_AsUnsignedLongLong(index);
+    inRange = !(wide == (unsigned long long)-1 && PyErr_Occurred()) &&
+              wide <= std::numeric_limits<T>::max();
+    result = T(wide);
+  }
+  Py_DECREF(index);
+  if (!inRange)
+    paramError(PyExc_OverflowError, plan, i, "is out of range", value);
+  return result;
+}
+
+double floatParam(LaunchPlan &plan, unsigned i, PyObject *value) {
+  if (PyFloat_Check(value))
+    return PyFloat_AS_DOUBLE(value);
+  double result = PyFloat_AsDouble(value);
+  if (result == -1.0 && PyErr_Occurred())
+    paramError(PyExc_TypeError, plan, i, "takes a float", value);
+  return result;
+}
+
+template <typename T>
+void store(LaunchPlan &plan, unsigned i, T value) {
+  std::memcpy(plan.slot(i), &value, sizeof(T));
+}
+
+void storeParam(LaunchPlan &plan, unsigned i, PyObject *value) {
+  switch (plan.getParams()[i]) {
+  case ParamKind::U8:
+    return store(plan, i, integerParam<uint8_t>(plan, i, value));
+  case ParamKind::U16:
+    return store(plan, i, integerParam<uint16_t>(plan, i, value));
+  case ParamKind::U32:
+    return store(plan, i, integerParam<uint32_t>(plan, i, value));
+  case ParamKind::U64:
+  case ParamKind::Pointer:
+    return store(plan, i, integerParam<uint64_t>(plan, i, value));
+  case ParamKind::S32:
+    return store(plan, i, integerParam<int32_t>(plan, i, value));
+  case ParamKind::S64:
+    return store(plan, i, integerParam<int64_t>(plan, i, value));
+  case ParamKind::F32:
+    return store(plan, i, float(floatParam(plan, i, value)));
+  case ParamKind::F64:
+    return store(plan, i, floatParam(plan, i, value));
+  case ParamKind::TensorMap:
+    if (!PyBytes_Check(value) || PyBytes_GET_SIZE(value) != 128)
+      paramError(PyExc_TypeError, plan, i,
+                 "takes the 128 bytes of encode_tensor_map", value);
+    std::memcpy(plan.slot(i), PyBytes_AS_STRING(value), 128);
+    return;
+  }
+}
+
+/// LaunchPlan.launch(stream, *values).
+PyObject *launchMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    LaunchPlan &plan = planOf(self);
+    size_t numParams = plan.getParams().size();
+    if (n != Py_ssize_t(numParams) + 1)
+      throw py::type_error(
+          "launch(stream, *values): kernel '" +
+          plan.getKernel().getName().str() + "' takes " +
+          std::to_string(numParams) + " parameter values, got " +
+          std::to_string(n > 0 ? n - 1 : 0) + (n == 0 ? " and no stream" : ""));
+    unsigned long long stream = PyLong_Check(args[0])
+                                    ? PyLong_AsUnsignedLongLong(args[0])
+                                    : (unsigned long long)-1;
+    if (stream == (unsigned long long)-1) {
+      PyErr_Clear();
+      throw py::type_error(std::string("launch: the stream must be a CUstream "
+                                       "handle as an int (0: the default "
+                                       "stream), got ") +
+                           Py_TYPE(args[0])->tp_name);
+    }
+    for (unsigned i = 0; i < numParams; ++i)
+      storeParam(plan, i, args[i + 1]);
+    plan.launch(reinterpret_cast<CUstream>(uintptr_t(stream)));
+    Py_RETURN_NONE;
+  });
+}
+
+PyMethodDef launchDef = {
+    "launch", (PyCFunction)(void (*)(void))launchMethod, METH_FASTCALL,
+    "launch(stream, *values): writes the values (int for integer kinds and "
+    "ptr, float for f32/f64, 128 bytes for tensormap) and launches on "
+    "`stream` (a CUstream as an int; 0 is the default stream)."};
+
+//===----------------------------------------------------------------------===//
+// Tensor map options by name
+//===----------------------------------------------------------------------===//
+
+template <typename Enum>
+Enum byName(std::initializer_list<std::pair<const char *, Enum>> table,
+            const std::string &name, const char *what) {
+  std::string names;
+  for (auto &[candidate, value] : table) {
+    if (name == candidate)
+      return value;
+    names += (names.empty() ? "" : ", ") + std::string(candidate);
+  }
+  throw py::value_error("encode_tensor_map: " + std::string(what) + " '" +
+                        name + "' is not one of " + names);
+}
+
+py::bytes encodeTensorMapByName(
+    const std::string &dtype, uint64_t globalAddress,
+    const std::vector<uint64_t> &dims, const std::vector<uint64_t> &strides,
+    const std::vector<uint32_t> &box,
+    const std::optional<std::vector<uint32_t>> &elementStrides,
+    const std::string &interleave, const std::string &swizzle,
+    const std::string &l2Promotion, const std::string &oobFill) {
+  auto dataType = byName<CUtensorMapDataType>(
+      {
+          {"u8", CU_TENSOR_MAP_DATA_TYPE_UINT8},
+          {"u16", CU_TENSOR_MAP_DATA_TYPE_UINT16},
+          {"u32", CU_TENSOR_MAP_DATA_TYPE_UINT32},
+          {"s32", CU_TENSOR_MAP_DATA_TYPE_INT32},
+          {"u64", CU_TENSOR_MAP_DATA_TYPE_UINT64},
+          {"s64", CU_TENSOR_MAP_DATA_TYPE_INT64},
+          {"f16", CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
+          {"f32", CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
+          {"f64", CU_TENSOR_MAP_DATA_TYPE_FLOAT64},
+          {"bf16", CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+          {"f32_ftz", CU_TENSOR_MAP_DATA_TYPE_FLOAT32_FTZ},
+          {"tf32", CU_TENSOR_MAP_DATA_TYPE_TFLOAT32},
+          {"tf32_ftz", CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ},
+#if CUDA_VERSION >= 12080
+          // Packed 4- and 6-bit elements (sm_100 and later).
+          {"16u4_align8b", CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B},
+          {"16u4_align16b", CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B},
+          {"16u6_align16b", CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B},
+#endif
+      },
+      dtype, "dtype");
+  auto interleaveKind = byName<CUtensorMapInterleave>(
+      {{"none", CU_TENSOR_MAP_INTERLEAVE_NONE},
+       {"16B", CU_TENSOR_MAP_INTERLEAVE_16B},
+       {"32B", CU_TENSOR_MAP_INTERLEAVE_32B}},
+      interleave, "interleave");
+  auto swizzleKind = byName<CUtensorMapSwizzle>(
+      {
+          {"none", CU_TENSOR_MAP_SWIZZLE_NONE},
+          {"32B", CU_TENSOR_MAP_SWIZZLE_32B},
+          {"64B", CU_TENSOR_MAP_SWIZZLE_64B},
+          {"128B", CU_TENSOR_MAP_SWIZZLE_128B},
+#if CUDA_VERSION >= 12080
+          {"128B_atom_32B", CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B},
+          {"128B_atom_32B_flip_8B",
+           CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B_FLIP_8B},
+          {"128B_atom_64B", CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B},
+#endif
+      },
+      swizzle, "swizzle");
+  auto promotion = byName<CUtensorMapL2promotion>(
+      {{"none", CU_TENSOR_MAP_L2_PROMOTION_NONE},
+       {"64B", CU_TENSOR_MAP_L2_PROMOTION_L2_64B},
+       {"128B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
+       {"256B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B}},
+      l2Promotion, "l2_promotion");
+  auto fill = byName<CUtensorMapFloatOOBfill>(
+      {{"zero", CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
+       {"nan", CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA}},
+      oobFill, "oob_fill");
+  std::array<uint8_t, 128> map = encodeTensorMap(
+      dataType, globalAddress, dims, strides, box,
+      elementStrides ? llvm::ArrayRef<uint32_t>(*elementStrides)
+                     : llvm::ArrayRef<uint32_t>(),
+      interleaveKind, swizzleKind, promotion, fill);
+  return py::bytes(reinterpret_cast<const char *>(map.data()), map.size());
+}
+
+} // namespace
+
+PYBIND11_MODULE(_runtime, m) {
+  m.doc() = "pyptx's launch library: PTX to cubin (ptxas, cached) and "
+            "kernel launches through libcuda.so.1, loaded at run time";
+
+  m.def(
+      "compile_ptx",
+      [](const std::string &ptx, const std::string &arch,
+         const std::string &name) {
+        std::string cubin;
+        {
+          // ptxas takes a while; other Python threads may run meanwhile.
+          py::gil_scoped_release release;
+          cubin = compileToCubin(ptx, arch, name);
+        }
+        return py::bytes(cubin);
+      },
+      py::arg("ptx"), py::arg("arch"), py::arg("name") = "kernel");
+  m.def("cache_dir", &cacheDir);
+  m.def("last_compile_cached", &lastCompileCached);
+  m.def("driver_available", &driverAvailable);
+  m.def("synchronize", &synchronize);
+  m.def("encode_tensor_map", &encodeTensorMapByName, py::arg("dtype"),
+        py::arg("global_address"), py::arg("dims"), py::arg("strides_bytes"),
+        py::arg("box"), py::arg("element_strides") = py::none(),
+        py::arg("interleave") = "none", py::arg("swizzle") = "none",
+        py::arg("l2_promotion") = "none", py::arg("oob_fill") = "zero");
+
+  py::class_<Kernel, std::shared_ptr<Kernel>>(m, "Kernel")
+      .def(py::init<std::string, std::string, std::string>(), py::arg("ptx"),
+           py::arg("name"), py::arg("arch"))
+      .def_property_readonly("name",
+                             [](const Kernel &k) { return k.getName().str(); })
+      .def_property_readonly("arch",
+                             [](const Kernel &k) { return k.getArch().str(); })
+      .def_property_readonly("ptx",
+                             [](const Kernel &k) { return k.getPTX().str(); });
+
+  py::class_<LaunchPlan> plan(m, "LaunchPlan");
+  plan.def(py::init(&makePlan), py::arg("kernel"), py::arg("grid"),
+           py::arg("block"), py::arg("cluster") = 1,
+           py::arg("shared_bytes") = 0,
+           py::arg("params") = std::vector<std::string>{})
+      .def_property_readonly(
+          "grid", [](const LaunchPlan &p) { return tuple3(p.getGrid()); })
+      .def_property_readonly(
+          "block", [](const LaunchPlan &p) { return tuple3(p.getBlock()); })
+      .def_property_readonly(
+          "cluster",
+          [](const LaunchPlan &p) { return tuple3(p.getCluster()); })
+      .def_property_readonly("shared_bytes", &LaunchPlan::getSharedBytes)
+      .def_property_readonly("params",
+                             [](const LaunchPlan &p) {
+                               std::vector<std::string> names;
+                               for (ParamKind kind : p.getParams())
+                                 names.push_back(paramKindName(kind).str());
+                               return names;
+                             })
+      .def_property_readonly("param_offsets",
+                             [](const LaunchPlan &p) {
+                               return std::vector<unsigned>(
+                                   p.getOffsets().begin(),
+                                   p.getOffsets().end());
+                             })
+      .def_property_readonly("param_buffer_size", &LaunchPlan::getBufferSize);
+  plan.attr("launch") = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod((PyTypeObject *)plan.ptr(), &launchDef));
+}

@@ -1,0 +1,128 @@
+"""The launch library (C++, pybind11; lib/Bindings/Python/PyPTXRuntime.cpp).
+
+PTX text in, kernel launches out, with no MLIR. PTX is assembled by ptxas
+($PYPTX_PTXAS, else ptxas on PATH, else /usr/local/cuda/bin/ptxas) into a
+cubin cached on disk, or, without ptxas (or with PYPTX_PTXAS=none), handed
+to the driver's JIT.
+libcuda.so.1 is loaded on first need, so importing this module and compiling
+work without a GPU; what needs the driver raises RuntimeError:
+    pyptx runtime: cannot load libcuda.so.1 (<why>): launching needs an NVIDIA driver
+CUDA errors are RuntimeErrors naming the kernel and the error:
+    launching kernel 'rms_norm': CUDA_ERROR_INVALID_VALUE (invalid argument)
+
+A kernel is loaded into the current CUDA context on its first launch there;
+with no context current, device 0's primary context (the one the CUDA
+runtime and PyTorch use) is made current.
+"""
+from typing import Sequence
+
+Dims = int | Sequence[int]
+
+
+def compile_ptx(ptx: str, arch: str, name: str = "kernel") -> bytes:
+    """The cubin ptxas makes of `ptx` for `arch` (e.g. "sm_90a"). Cached in
+    cache_dir() under the SHA-256 of the PTX, the arch and ptxas's
+    --version. Raises RuntimeError with ptxas's messages and `name` when
+    ptxas rejects the PTX, or when there is no ptxas."""
+
+
+def cache_dir() -> str:
+    """Where cubins are cached: $PYPTX_CACHE_DIR, else
+    $XDG_CACHE_HOME/pyptx, else ~/.cache/pyptx."""
+
+
+def last_compile_cached() -> bool:
+    """Whether the last compile_ptx (or first launch) on this thread found
+    its cubin in the cache."""
+
+
+def driver_available() -> bool:
+    """Whether libcuda.so.1 loads, has what the runtime needs, and cuInit
+    succeeds. Never raises."""
+
+
+def synchronize() -> None:
+    """Waits for all work of the current CUDA context (cuCtxSynchronize);
+    nothing if no context is current."""
+
+
+class Kernel:
+    """One `.entry` of a PTX module. Nothing is compiled or loaded until
+    the first launch (in each CUDA context)."""
+
+    def __init__(self, ptx: str, name: str, arch: str) -> None:
+        """name: the `.entry`'s name; arch: the ptxas target, e.g. "sm_90a"."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def arch(self) -> str: ...
+    @property
+    def ptx(self) -> str: ...
+
+
+class LaunchPlan:
+    """A kernel with its launch shape and parameter kinds fixed; the
+    parameter buffer is laid out once (each parameter aligned to its size,
+    tensor maps to 64), so a launch only converts the values."""
+
+    def __init__(self, kernel: Kernel, grid: Dims, block: Dims,
+                 cluster: Dims = 1, shared_bytes: int = 0,
+                 params: Sequence[str] = ()) -> None:
+        """grid, block, cluster: an int or 1 to 3 ints (missing ones are 1);
+        a cluster other than (1, 1, 1) is passed as the cluster-dimension
+        launch attribute. shared_bytes: dynamic shared memory (over 48 KiB
+        it is opted into on first launch). params: the kind of each kernel
+        parameter, in order: "u8", "u16", "u32", "u64", "s32", "s64",
+        "f32", "f64", "ptr" (a device address) or "tensormap" (128 bytes
+        by value). Raises ValueError on an unknown kind or a zero dim."""
+
+    def launch(self, stream: int, *values: int | float | bytes) -> None:
+        """Launches on `stream` (a CUstream handle as an int; 0 is the
+        default stream, e.g. torch.cuda.current_stream().cuda_stream).
+        values: one per parameter: an int for integer kinds and "ptr", a
+        float for "f32"/"f64", the 128 bytes of encode_tensor_map for
+        "tensormap". A wrong count or type raises TypeError (naming the
+        parameter's index and kind), an int out of range OverflowError, a
+        CUDA error RuntimeError. Asynchronous, like any kernel launch."""
+
+    @property
+    def grid(self) -> tuple[int, int, int]: ...
+    @property
+    def block(self) -> tuple[int, int, int]: ...
+    @property
+    def cluster(self) -> tuple[int, int, int]: ...
+    @property
+    def shared_bytes(self) -> int: ...
+    @property
+    def params(self) -> list[str]: ...
+    @property
+    def param_offsets(self) -> list[int]:
+        """Byte offset of each parameter in the parameter buffer."""
+    @property
+    def param_buffer_size(self) -> int: ...
+
+
+def encode_tensor_map(dtype: str, global_address: int, dims: Sequence[int],
+                      strides_bytes: Sequence[int], box: Sequence[int],
+                      element_strides: Sequence[int] | None = None,
+                      interleave: str = "none", swizzle: str = "none",
+                      l2_promotion: str = "none",
+                      oob_fill: str = "zero") -> bytes:
+    """A TMA descriptor (cuTensorMapEncodeTiled), as the 128 bytes a
+    "tensormap" parameter takes.
+
+    dtype: "u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64",
+    "bf16", "f32_ftz", "tf32", "tf32_ftz", and the packed "16u4_align8b",
+    "16u4_align16b", "16u6_align16b".
+    dims: the tensor's sizes, innermost first (rank 1 to 5).
+    strides_bytes: the byte stride of every dimension but the innermost
+    (rank - 1 values, multiples of 16). box: the elements copied per
+    dimension (1 to 256). element_strides: 1 to 8 each; None is all 1.
+    interleave: "none", "16B", "32B". swizzle: "none", "32B", "64B",
+    "128B", "128B_atom_32B", "128B_atom_32B_flip_8B", "128B_atom_64B".
+    l2_promotion: "none", "64B", "128B", "256B". oob_fill: "zero" or "nan".
+
+    Arguments the driver would reject with a bare CUDA_ERROR_INVALID_VALUE
+    (rank, counts, alignment, ranges) raise RuntimeError saying which;
+    an unknown name raises ValueError. Needs the driver."""

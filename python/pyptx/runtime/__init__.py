@@ -1,0 +1,97 @@
+"""Launching kernels: what every framework path shares.
+
+`Launch` is one specialisation of a kernel for its arguments' shapes,
+dtypes and template parameters: the traced module and the native launch
+plan (pyptx._runtime, C++, no MLIR). The framework glue (runtime/torch.py,
+runtime/jax.py) checks its arguments against the kernel's Tiles with
+`bind_shapes`, caches Launches, and launches on the framework's stream.
+"""
+from __future__ import annotations
+
+from pyptx import types as T
+
+# Raw parameter types -> the native plan's parameter kinds.
+_PARAM_KINDS = {
+    "u8": "u8", "b8": "u8", "u16": "u16", "b16": "u16", "u32": "u32", "b32": "u32",
+    "s32": "s32", "u64": "u64", "b64": "u64", "s64": "s64", "f32": "f32", "f64": "f64",
+}
+
+
+class ArgumentError(TypeError):
+    """A kernel argument that does not match the kernel's specs: names the
+    parameter, what was expected and what was given."""
+
+
+def runtime():
+    """pyptx._runtime, or an ImportError that says what is missing."""
+    try:
+        from pyptx import _runtime
+    except ImportError as e:
+        raise ImportError(f"pyptx._runtime (the launch library) is not built: {e}") from e
+    return _runtime
+
+
+def bind_shapes(kernel, shapes, names=None) -> dict:
+    """The kernel's shape variables bound from the inputs' `shapes` (tuples,
+    one per in_spec); raises ArgumentError naming the parameter when a rank
+    or a fixed dimension differs, or a variable takes two values."""
+    names = names or kernel.tensor_names
+    bound: dict = {}
+    for name, tile, shape in zip(names, kernel.in_specs, shapes):
+        if len(shape) != len(tile.dims):
+            raise ArgumentError(f"{kernel.name}: parameter {name!r} must have rank "
+                                f"{len(tile.dims)} ({tile}), got shape {tuple(shape)}")
+        for axis, (dim, size) in enumerate(zip(tile.dims, shape)):
+            if isinstance(dim, str):
+                if bound.setdefault(dim, size) != size:
+                    raise ArgumentError(
+                        f"{kernel.name}: parameter {name!r} dimension {axis} is {dim}="
+                        f"{bound[dim]} from an earlier argument, got {size} "
+                        f"(shape {tuple(shape)})")
+            elif dim != size:
+                raise ArgumentError(f"{kernel.name}: parameter {name!r} dimension "
+                                    f"{axis} must be {dim} ({tile}), got shape "
+                                    f"{tuple(shape)}")
+    return bound
+
+
+def output_shapes(kernel, bound) -> list[tuple]:
+    shapes = []
+    for name, tile in zip(kernel.tensor_names[len(kernel.in_specs):], kernel.out_specs):
+        shape = tile.resolve(bound)
+        if shape is None:
+            missing = [d for d in tile.symbols if d not in bound]
+            raise ArgumentError(f"{kernel.name}: output {name!r} ({tile}) needs "
+                                f"{missing}, which no input binds")
+        shapes.append(shape)
+    return shapes
+
+
+class Launch:
+    """One specialisation: the traced module, its output shapes and the
+    native launch plan (made on first launch, which needs the driver)."""
+
+    __slots__ = ("module", "out_shapes", "kinds", "_plan")
+
+    def __init__(self, kernel, bound: dict, template: dict):
+        shape_kwargs = {k: v for k, v in bound.items() if k in kernel.shape_symbols}
+        self.module = kernel.module(**template, **shape_kwargs)
+        if self.module.grid is None:
+            raise ArgumentError(f"{kernel.name}: launching needs grid=... in @kernel")
+        self.out_shapes = output_shapes(kernel, bound)
+        self.kinds = ["ptr"] * len(kernel.tensor_names) + [
+            _PARAM_KINDS[t] for _, t in kernel.raw_params]
+        self._plan = None
+
+    @property
+    def plan(self):
+        if self._plan is None:
+            rt = runtime()
+            m = self.module
+            self._plan = rt.LaunchPlan(rt.Kernel(m.ptx, m.name, m.arch), m.grid, m.block,
+                                       m.cluster, m.smem, self.kinds)
+        return self._plan
+
+
+def float_param(t: str) -> bool:
+    return T.as_type(t).is_float

@@ -1,0 +1,79 @@
+"""Launches from PyTorch: eager, torch.compile, CUDA graphs, argument
+errors. References in float64 on the GPU; outputs poisoned before each run."""
+import pytest
+import torch
+
+from examples.common.rms_norm import build_rms_norm
+from pyptx.runtime import ArgumentError
+
+B, N = 2048, 8192  # the issue's size
+
+
+def rel_err(out, ref):
+    return ((out.double() - ref).norm() / ref.norm()).item()
+
+
+def inputs(b=B, n=N):
+    x = torch.randn(b, n, device="cuda")
+    w = torch.rand(n, device="cuda") + 0.5
+    return x, w
+
+
+def ref_rms(x, w):
+    x64 = x.double()
+    return x64 * torch.rsqrt((x64 * x64).mean(-1, keepdim=True) + 1e-6) * w.double()
+
+
+@pytest.fixture(scope="module")
+def rms():
+    return build_rms_norm(B, N)
+
+
+def test_eager_matches_reference(rms):
+    for _ in range(2):  # fresh inputs each time; the second call is the cached plan
+        x, w = inputs()
+        out = rms(x, w)
+        torch.cuda.synchronize()
+        assert out.shape == (B, N) and out.dtype == torch.float32
+        assert rel_err(out, ref_rms(x, w)) < 1e-5
+
+
+def test_torch_compile_fullgraph(rms):
+    x, w = inputs()
+
+    @torch.compile(fullgraph=True)
+    def f(a, b):
+        return rms(a, b) * 2.0
+
+    out = f(x, w)
+    assert rel_err(out, 2.0 * ref_rms(x, w)) < 1e-5
+
+
+def test_cuda_graph_replay(rms):
+    x, w = inputs()
+    rms(x, w)  # plan and module loaded before capture
+    torch.cuda.synchronize()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = rms(x, w)
+    out.fill_(float("nan"))
+    x.copy_(torch.randn_like(x))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert rel_err(out, ref_rms(x, w)) < 1e-5
+
+
+def test_non_contiguous_input_is_named(rms):
+    x, w = inputs()
+    with pytest.raises(ArgumentError, match="parameter 'X' must be contiguous"):
+        rms(x.t().contiguous().t(), w)
+
+
+def test_small_shape_and_other_stream():
+    k = build_rms_norm(3, 96)
+    x, w = inputs(3, 96)
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        out = k(x, w)
+    stream.synchronize()
+    assert rel_err(out, ref_rms(x, w)) < 1e-5
