@@ -60,21 +60,13 @@ def intrinsic(fn):
     return wrapper
 
 
-def differentiable_kernel(forward_kernel, backward_kernel, save_for_backward=(), **kwargs):
-    """Pairs a forward and a backward kernel for torch.autograd: the backward
-    kernel receives (*saved inputs, *grad_outputs) and returns one gradient per
-    input. Calling the result launches kernels, which needs the pyptx runtime
-    (not in this build): it raises NotImplementedError."""
-    def op(*args, **kw):
-        raise NotImplementedError(
-            "differentiable_kernel: launching needs the pyptx runtime, which this "
-            "build does not have yet")
-
-    op.forward_kernel = forward_kernel
-    op.backward_kernel = backward_kernel
-    op.save_for_backward = tuple(save_for_backward)
-    op.options = kwargs
-    return op
+def differentiable_kernel(forward_kernel, backward_kernel, save_for_backward=()):
+    """Pairs a forward and a backward kernel for torch.autograd:
+    ``op = differentiable_kernel(fwd, bwd, save_for_backward=[0, 1])``;
+    ``op(x, w)`` launches fwd(x, w), and backward launches bwd(*saved
+    inputs, *output gradients), which returns one gradient per input."""
+    from pyptx.runtime.autograd import differentiable
+    return differentiable(forward_kernel, backward_kernel, save_for_backward)
 
 
 __all__ = ["kernel", "Kernel", "reg", "smem", "ptx", "types", "intrinsic", "Tile",

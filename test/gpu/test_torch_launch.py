@@ -77,3 +77,48 @@ def test_small_shape_and_other_stream():
         out = k(x, w)
     stream.synchronize()
     assert rel_err(out, ref_rms(x, w)) < 1e-5
+
+
+def test_differentiable_kernel_backward():
+    from pyptx import Tile, differentiable_kernel, kernel, ptx, reg
+    from pyptx.types import f32, u32
+    n = 4096
+
+    def element_offset():
+        i = reg.from_(ptx.special.ctaid.x(), u32) * 128 + reg.from_(ptx.special.tid.x(), u32)
+        return i * 4
+
+    def load(ptr, off):
+        v = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(v, ptx.addr(ptr + off))
+        return v
+
+    vec = Tile(n, f32)
+    shape = dict(grid=(n // 128, 1, 1), block=(128, 1, 1), arch="auto")
+
+    @kernel(in_specs=(vec, vec), out_specs=(vec,), **shape)
+    def mul(X, W, Y):
+        px, pw, py = ptx.global_ptrs(X, W, Y)
+        off = element_offset()
+        y = load(px, off) * load(pw, off)
+        ptx.inst.st.global_.f32(ptx.addr(py + off), y)
+        ptx.ret()
+
+    @kernel(in_specs=(vec, vec, vec), out_specs=(vec, vec), **shape)
+    def mul_backward(X, W, DY, DX, DW):
+        px, pw, pdy, pdx, pdw = ptx.global_ptrs(X, W, DY, DX, DW)
+        off = element_offset()
+        dy = load(pdy, off)
+        ptx.inst.st.global_.f32(ptx.addr(pdx + off), dy * load(pw, off))
+        ptx.inst.st.global_.f32(ptx.addr(pdw + off), dy * load(px, off))
+        ptx.ret()
+
+    op = differentiable_kernel(mul, mul_backward, save_for_backward=[0, 1])
+    x = torch.randn(n, device="cuda", requires_grad=True)
+    w = torch.randn(n, device="cuda", requires_grad=True)
+    g = torch.randn(n, device="cuda")
+    y = op(x, w)
+    y.backward(g)
+    assert rel_err(y.detach(), x.double() * w.double()) < 1e-6
+    assert rel_err(x.grad, g.double() * w.double()) < 1e-6
+    assert rel_err(w.grad, g.double() * x.double()) < 1e-6
