@@ -49,6 +49,7 @@ namespace {
   X(cuCtxSetCurrent)                                                           \
   X(cuCtxGetDevice)                                                            \
   X(cuCtxSynchronize)                                                          \
+  X(cuStreamGetCtx)                                                            \
   X(cuModuleLoadData)                                                          \
   X(cuModuleLoadDataEx)                                                        \
   X(cuModuleUnload)                                                            \
@@ -499,6 +500,25 @@ void LaunchPlan::launch(CUstream stream) {
   }
   check(d.cuLaunchKernelEx(&config, function, args.data(), nullptr),
         launching(kernel->getName()));
+}
+
+void LaunchPlan::launchInContextOf(CUstream stream) {
+  const Driver &d = driver();
+  CUcontext context = nullptr, previous = nullptr;
+  check(d.cuCtxGetCurrent(&previous), launching(kernel->getName()));
+  if (stream)
+    check(d.cuStreamGetCtx(stream, &context),
+          launching(kernel->getName()) + ": the stream's context");
+  if (!context || context == previous)
+    return launch(stream);
+  check(d.cuCtxSetCurrent(context), launching(kernel->getName()));
+  try {
+    launch(stream);
+  } catch (...) {
+    d.cuCtxSetCurrent(previous);
+    throw;
+  }
+  check(d.cuCtxSetCurrent(previous), launching(kernel->getName()));
 }
 
 void synchronize() {

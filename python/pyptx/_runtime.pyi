@@ -103,6 +103,30 @@ class LaunchPlan:
     def param_buffer_size(self) -> int: ...
 
 
+def register_plan(plan: LaunchPlan, values: Sequence[int | float] = ()) -> int:
+    """Keeps `plan` for jax_handler's custom calls and returns its id (the
+    call's `plan` attribute). `values` go into the plan's last parameters,
+    once and for good (raw values: static under jax.jit); every parameter
+    before them must be "ptr": a call fills those with its input buffers'
+    device addresses, then its outputs'. Plans stay registered for the
+    process (compiled executables keep their ids). A plan that is
+    registered belongs to the handler: launching it from Python too, or
+    registering it again with other values, changes what its calls launch.
+    Raises ValueError on too many values or a parameter before them that
+    is not a pointer, TypeError/OverflowError on a value as launch()
+    does."""
+
+
+def jax_handler() -> object:
+    """The XLA FFI handler (typed API) that launches registered plans, as a
+    PyCapsule for jax.ffi.register_ffi_target(name, capsule,
+    platform="CUDA"). It takes the stream of the call, its input and
+    output buffers (row-major, as jax.ffi.ffi_call passes them) and the
+    int64 attribute `plan`, and launches in the stream's context. An
+    unknown id, a wrong number of buffers or a CUDA error fails the call
+    with a message naming the kernel."""
+
+
 def encode_tensor_map(dtype: str, global_address: int, dims: Sequence[int],
                       strides_bytes: Sequence[int], box: Sequence[int],
                       element_strides: Sequence[int] | None = None,

@@ -276,7 +276,10 @@ class Kernel:
         if framework == "torch":
             from pyptx.runtime.torch import launcher
             return launcher(self)
-        raise TypeError(f"{self.name}: launching takes PyTorch tensors; got "
+        if framework in ("jax", "jaxlib"):
+            from pyptx.runtime.jax import launcher
+            return launcher(self)
+        raise TypeError(f"{self.name}: launching takes PyTorch tensors or JAX arrays; got "
                         f"{type(args[0]).__name__ if args else 'no arguments'}")
 
     def __repr__(self):

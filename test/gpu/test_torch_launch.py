@@ -122,3 +122,25 @@ def test_differentiable_kernel_backward():
     assert rel_err(y.detach(), x.double() * w.double()) < 1e-6
     assert rel_err(x.grad, g.double() * w.double()) < 1e-6
     assert rel_err(w.grad, g.double() * x.double()) < 1e-6
+
+
+@pytest.mark.parametrize("name", ["rms_norm", "layer_norm", "softmax", "swiglu"])
+@pytest.mark.parametrize("shape", [(3, 96), (64, 1024), (8, 4096)])
+def test_examples_against_their_references(name, shape):
+    # Every example, through Kernel.__call__, for this GPU's architecture,
+    # against its NumPy reference in float64.
+    import numpy as np
+
+    from examples.common.for_arch import example
+    from examples.run_on_gpu import FAMILY, inputs as example_inputs
+
+    major = torch.cuda.get_device_capability()[0]
+    arch = {8: "sm_80", 9: "sm_90a", 10: "sm_100a"}[major]
+    assert FAMILY[major]
+    build, reference, _ = example(name, arch)
+    B, N = shape
+    arrays = example_inputs(name, B, N, np.random.default_rng(B * N))
+    out = build(B, N)(*[torch.from_numpy(a).cuda() for a in arrays])
+    ref = reference(*[a.astype(np.float64) for a in arrays])
+    err = np.linalg.norm(out.cpu().double().numpy() - ref) / np.linalg.norm(ref)
+    assert err < 1e-4, f"{name} {shape}: relative error {err:.2e}"

@@ -119,7 +119,7 @@ def test_calling_a_kernel_takes_framework_tensors():
     def k(X):
         ptx.ret()
 
-    with pytest.raises(TypeError, match="launching takes PyTorch tensors; got object"):
+    with pytest.raises(TypeError, match="launching takes PyTorch tensors or JAX arrays; got object"):
         k(object())
 
 

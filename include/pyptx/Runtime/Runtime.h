@@ -157,6 +157,11 @@ public:
   /// Launches with the values now in the slots.
   void launch(CUstream stream);
 
+  /// The same, in `stream`'s own context (cuStreamGetCtx), made current for
+  /// the launch and then restored: for streams made elsewhere (XLA's), on
+  /// threads whose current context may be another device's or none.
+  void launchInContextOf(CUstream stream);
+
   /// Writes `values` into the slots (each exactly paramSize bytes: uint32_t
   /// for U32, uint64_t or a pointer for Pointer, std::array<uint8_t, 128>
   /// for TensorMap...) and launches.

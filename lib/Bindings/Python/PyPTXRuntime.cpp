@@ -8,13 +8,17 @@
 
 #include "pyptx/Runtime/Runtime.h"
 
+#include "xla/ffi/api/ffi.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <limits>
+#include <mutex>
 #include <optional>
 
 namespace py = pybind11;
+namespace ffi = xla::ffi;
 using namespace pyptx::runtime;
 
 namespace {
@@ -65,7 +69,7 @@ std::string kindNames() {
   return names;
 }
 
-std::unique_ptr<LaunchPlan> makePlan(std::shared_ptr<Kernel> kernel,
+std::shared_ptr<LaunchPlan> makePlan(std::shared_ptr<Kernel> kernel,
                                      py::handle grid, py::handle block,
                                      py::handle cluster, unsigned sharedBytes,
                                      const std::vector<std::string> &names) {
@@ -78,7 +82,7 @@ std::unique_ptr<LaunchPlan> makePlan(std::shared_ptr<Kernel> kernel,
                             " of kernel '" + kernel->getName().str() +
                             "' has kind '" + names[i] + "'; the kinds are " +
                             kindNames());
-  return std::make_unique<LaunchPlan>(
+  return std::make_shared<LaunchPlan>(
       std::move(kernel), dim3(grid, "grid"), dim3(block, "block"),
       dim3(cluster, "cluster"), sharedBytes, kinds);
 }
@@ -234,6 +238,103 @@ PyMethodDef launchDef = {
     "`stream` (a CUstream as an int; 0 is the default stream)."};
 
 //===----------------------------------------------------------------------===//
+// JAX: plans registered under an id, launched by an XLA FFI handler
+//===----------------------------------------------------------------------===//
+
+/// A plan the handler launches: its first `numBuffers` parameters are
+/// pointers, filled per call; the rest were stored once by register_plan.
+struct Registered {
+  std::shared_ptr<LaunchPlan> plan;
+  size_t numBuffers;
+};
+
+/// Registered plans, by id (their index; never removed, since compiled XLA
+/// executables keep the id). The mutex also serialises the handler's use of
+/// the plans' slots: XLA may call it from several threads.
+std::mutex registryMutex;
+std::vector<Registered> registry;
+
+/// register_plan(plan, values): stores `values` into the plan's last
+/// parameters (for good), and returns the id the handler takes.
+int64_t registerPlan(std::shared_ptr<LaunchPlan> plan, py::sequence values) {
+  if (!plan)
+    throw py::type_error("register_plan: plan must be a LaunchPlan, not None");
+  size_t numParams = plan->getParams().size();
+  size_t numValues = py::len(values);
+  std::string name = plan->getKernel().getName().str();
+  if (numValues > numParams)
+    throw py::value_error("register_plan: kernel '" + name + "' has " +
+                          std::to_string(numParams) + " parameters, got " +
+                          std::to_string(numValues) + " values");
+  size_t numBuffers = numParams - numValues;
+  for (size_t i = 0; i < numBuffers; ++i)
+    if (plan->getParams()[i] != ParamKind::Pointer)
+      throw py::value_error(
+          "register_plan: parameter " + std::to_string(i) + " (" +
+          paramKindName(plan->getParams()[i]).str() + ") of kernel '" + name +
+          "' is not a pointer, so it needs a value (the handler only fills "
+          "pointers with buffers)");
+  std::lock_guard<std::mutex> lock(registryMutex);
+  for (size_t i = 0; i < numValues; ++i)
+    storeParam(*plan, unsigned(numBuffers + i), values[i].ptr());
+  registry.push_back({std::move(plan), numBuffers});
+  return int64_t(registry.size() - 1);
+}
+
+/// The pointer slot `i` of `plan` := the buffer's device address.
+void storeAddress(LaunchPlan &plan, size_t i, void *address) {
+  uint64_t value = reinterpret_cast<uintptr_t>(address);
+  std::memcpy(plan.slot(unsigned(i)), &value, sizeof(value));
+}
+
+ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
+                     ffi::RemainingRets rets, int64_t id) {
+  std::lock_guard<std::mutex> lock(registryMutex);
+  if (id < 0 || size_t(id) >= registry.size())
+    return ffi::Error::InvalidArgument(
+        "pyptx_launch: no launch plan " + std::to_string(id) + " (" +
+        std::to_string(registry.size()) +
+        " registered with pyptx._runtime.register_plan in this process)");
+  LaunchPlan &plan = *registry[id].plan;
+  std::string kernel = "pyptx_launch: kernel '" +
+                       plan.getKernel().getName().str() + "'";
+  size_t numBuffers = registry[id].numBuffers;
+  if (args.size() + rets.size() != numBuffers)
+    return ffi::Error::InvalidArgument(
+        kernel + " takes " + std::to_string(numBuffers) +
+        " buffers (inputs, then outputs), got " + std::to_string(args.size()) +
+        " inputs and " + std::to_string(rets.size()) + " outputs");
+  for (size_t i = 0; i < args.size(); ++i) {
+    ffi::ErrorOr<ffi::AnyBuffer> buffer = args.get<ffi::AnyBuffer>(i);
+    if (buffer.has_error())
+      return ffi::Error::Internal(kernel + ", input " + std::to_string(i) +
+                                  ": " + buffer.error().message());
+    storeAddress(plan, i, buffer->untyped_data());
+  }
+  for (size_t i = 0; i < rets.size(); ++i) {
+    ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> buffer =
+        rets.get<ffi::AnyBuffer>(i);
+    if (buffer.has_error())
+      return ffi::Error::Internal(kernel + ", output " + std::to_string(i) +
+                                  ": " + buffer.error().message());
+    storeAddress(plan, args.size() + i, (*buffer)->untyped_data());
+  }
+  try {
+    plan.launchInContextOf(stream);
+  } catch (std::exception &e) {
+    return ffi::Error::Internal(e.what()); // Names the kernel.
+  }
+  return ffi::Error::Success();
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(pyptxJaxLaunch, jaxLaunch,
+                              ffi::Ffi::Bind()
+                                  .Ctx<ffi::PlatformStream<CUstream>>()
+                                  .RemainingArgs()
+                                  .RemainingRets()
+                                  .Attr<int64_t>("plan"));
+
+//===----------------------------------------------------------------------===//
 // Tensor map options by name
 //===----------------------------------------------------------------------===//
 
@@ -356,7 +457,7 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("ptx",
                              [](const Kernel &k) { return k.getPTX().str(); });
 
-  py::class_<LaunchPlan> plan(m, "LaunchPlan");
+  py::class_<LaunchPlan, std::shared_ptr<LaunchPlan>> plan(m, "LaunchPlan");
   plan.def(py::init(&makePlan), py::arg("kernel"), py::arg("grid"),
            py::arg("block"), py::arg("cluster") = 1,
            py::arg("shared_bytes") = 0,
@@ -385,4 +486,10 @@ PYBIND11_MODULE(_runtime, m) {
       .def_property_readonly("param_buffer_size", &LaunchPlan::getBufferSize);
   plan.attr("launch") = py::reinterpret_steal<py::object>(
       PyDescr_NewMethod((PyTypeObject *)plan.ptr(), &launchDef));
+
+  m.def("register_plan", &registerPlan, py::arg("plan"),
+        py::arg("values") = py::tuple());
+  m.def("jax_handler", []() {
+    return py::capsule(reinterpret_cast<void *>(&pyptxJaxLaunch));
+  });
 }

@@ -1,0 +1,151 @@
+"""JAX: ``kernel(x, w)`` on JAX arrays, eagerly or under ``jax.jit``.
+
+Every call is ``jax.ffi.ffi_call("pyptx_launch", ...)``: an XLA custom call
+whose typed FFI handler (C++, in pyptx._runtime) fills a launch plan's
+pointer slots with the input and output buffers' device addresses and
+launches on XLA's stream. The plan is named by the call's ``plan`` attribute,
+an id from ``_runtime.register_plan``, made once per shapes, dtypes,
+template parameters and raw values; raw values are static (Python numbers,
+as under ``jax.jit``) and stored into the plan at registration.
+"""
+from __future__ import annotations
+
+import operator
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from pyptx import types as T
+from pyptx.runtime import ArgumentError, Launch, bind_shapes, runtime
+
+TARGET = "pyptx_launch"
+
+_DTYPES = {
+    "f32": jnp.float32, "tf32": jnp.float32, "f64": jnp.float64,
+    "f16": jnp.float16, "bf16": jnp.bfloat16, "pred": jnp.bool_,
+    "u8": jnp.uint8, "b8": jnp.uint8, "s8": jnp.int8, "s16": jnp.int16,
+    "s32": jnp.int32, "s64": jnp.int64,
+    "u16": jnp.uint16, "b16": jnp.uint16, "u32": jnp.uint32, "b32": jnp.uint32,
+    "u64": jnp.uint64, "b64": jnp.uint64,
+    "e4m3": jnp.float8_e4m3fn, "e5m2": jnp.float8_e5m2,
+}
+
+_registered = False
+
+
+def jax_dtype(t: T.PtxType) -> np.dtype:
+    try:
+        return np.dtype(_DTYPES[t.name])
+    except KeyError:
+        raise ArgumentError(f"no JAX dtype for the PTX type {t}") from None
+
+
+def _register_target():
+    """The FFI handler under TARGET for CUDA, once per process."""
+    global _registered
+    if not _registered:
+        jax.ffi.register_ffi_target(TARGET, runtime().jax_handler(), platform="CUDA")
+        _registered = True
+
+
+class JaxLauncher:
+    """Kernel.__call__ for JAX arrays (one per Kernel)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.n_in = len(kernel.in_specs)
+        self.raw_params = kernel.raw_params
+        self.calls: dict = {}  # key -> (the ffi_call, its plan attribute)
+
+    def __call__(self, args, kwargs):
+        k = self.kernel
+        n_in = self.n_in
+        raw_names = [n for n, _ in self.raw_params]
+        n_raw = len(raw_names)
+        if len(args) != n_in + n_raw and not (len(args) == n_in and n_raw == len(
+                [n for n in raw_names if n in kwargs])):
+            raise ArgumentError(
+                f"{k.name}: expected {n_in} input arrays {k.tensor_names[:n_in]}"
+                + (f" and the raw parameters {raw_names}" if n_raw else "")
+                + f", got {len(args)} positional arguments")
+        if len(args) == n_in and n_raw:
+            raws = tuple(kwargs.pop(n) for n in raw_names)
+        else:
+            raws = tuple(args[n_in:])
+        inputs = args[:n_in]
+        values = self._static(raws) if raws else ()
+        try:
+            key = (tuple(kwargs.items()) if kwargs else (), values,
+                   *[(x.shape, x.dtype) for x in inputs])
+        except AttributeError:
+            self._check(inputs)  # raises: not an array
+            raise
+        found = self.calls.get(key)
+        if found is None:
+            found = self.calls[key] = self._specialise(inputs, values, kwargs)
+        for name, x in zip(k.tensor_names, inputs):
+            if not isinstance(x, jax.core.Tracer):  # concrete: on the GPU?
+                self._check_device(name, x)
+        call, plan = found
+        outputs = call(*inputs, plan=plan)
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    # -- specialisation --------------------------------------------------------------
+    def _check(self, inputs):
+        """The shape variables the inputs bind, after checking their types
+        and dtypes."""
+        k = self.kernel
+        for name, tile, x in zip(k.tensor_names, k.in_specs, inputs):
+            if not isinstance(x, jax.Array):
+                raise ArgumentError(f"{k.name}: parameter {name!r} must be a JAX "
+                                    f"array ({tile}), got {type(x).__name__}")
+            want = jax_dtype(tile.dtype)
+            if x.dtype != want:
+                raise ArgumentError(f"{k.name}: parameter {name!r} must be {want} "
+                                    f"({tile}), got {x.dtype}")
+        return bind_shapes(k, [tuple(x.shape) for x in inputs])
+
+    def _check_device(self, name, x):
+        platforms = {d.platform for d in x.devices()}
+        if platforms != {"gpu"}:
+            raise ArgumentError(f"{self.kernel.name}: parameter {name!r} must be on a "
+                                f"CUDA device, got {', '.join(sorted(platforms))}")
+
+    def _static(self, raws):
+        """The raw values as Python numbers; raises ArgumentError naming the
+        parameter for a value that is not one (a traced value, say)."""
+        values = []
+        for (name, t), value in zip(self.raw_params, raws):
+            try:
+                if isinstance(value, (str, bytes)):
+                    raise TypeError
+                values.append(float(value) if T.as_type(t).is_float
+                              else operator.index(value))
+            except (TypeError, ValueError):  # a tracer's ConcretizationTypeError too
+                raise ArgumentError(
+                    f"{self.kernel.name}: raw parameter {name!r} ({t}) takes a static "
+                    f"Python number (it is compiled into the launch), got "
+                    f"{type(value).__name__}") from None
+        return tuple(values)
+
+    def _specialise(self, inputs, values, template):
+        k = self.kernel
+        bound = self._check(inputs)
+        launch = Launch(k, bound, template)
+        _register_target()
+        plan = np.int64(runtime().register_plan(launch.plan, values))
+        results = [jax.ShapeDtypeStruct(shape, jax_dtype(tile.dtype))
+                   for shape, tile in zip(launch.out_shapes, k.out_specs)]
+        call = jax.ffi.ffi_call(TARGET, results, has_side_effect=not results)
+        return call, plan
+
+
+def launcher(kernel) -> JaxLauncher:
+    """The kernel's JAX launcher (made once)."""
+    found = kernel._launchers.get("jax")
+    if found is None:
+        found = kernel._launchers["jax"] = JaxLauncher(kernel)
+    return found
