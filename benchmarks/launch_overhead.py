@@ -2,7 +2,8 @@
 """Microseconds per launch of a trivial kernel (add 1 to 32 floats, in
 place) through pyptx's eager path, torch.compile and a replayed CUDA graph,
 beside PyTorch's own ``x.add_(1)`` eager and in a replayed graph, measured
-in the same run. Each figure is the median of --rounds rounds of --launches
+in the same run; and, when JAX sees the GPU, a jax.jit function calling a
+kernel (y = x + 1 into a new array) beside jax.jit of ``x + 1``. Each figure is the median of --rounds rounds of --launches
 back-to-back launches timed on the host (synchronised before and after).
 
 usage: launch_overhead.py [--launches N] [--rounds K]
@@ -34,19 +35,58 @@ def add_one(X):
     ptx.ret()
 
 
-def per_launch(fn, launches, rounds):
+@kernel(in_specs=(Tile(32, f32),), out_specs=(Tile(32, f32),), grid=(1, 1, 1),
+        block=(32, 1, 1), arch="auto")
+def plus_one(X, Y):
+    px, py = ptx.global_ptrs(X, Y)
+    off = reg.from_(ptx.special.tid.x(), u32) * 4
+    v = reg.scalar(f32)
+    ptx.inst.ld.global_.f32(v, ptx.addr(px + off))
+    ptx.inst.add.f32(v, v, 1.0)
+    ptx.inst.st.global_.f32(ptx.addr(py + off), v)
+    ptx.ret()
+
+
+def per_launch(fn, launches, rounds, sync=torch.cuda.synchronize):
     """Median over rounds of the host time per call, in microseconds."""
     for _ in range(100):
         fn()
-    torch.cuda.synchronize()
+    sync()
     times = []
     for _ in range(rounds):
         t = time.perf_counter()
         for _ in range(launches):
             fn()
-        torch.cuda.synchronize()
+        sync()
         times.append((time.perf_counter() - t) / launches * 1e6)
     return statistics.median(times)
+
+
+def jax_rows():
+    """(name, fn, sync) rows for jax.jit, or [] where JAX has no GPU."""
+    # JAX would otherwise take most of the GPU's memory next to PyTorch.
+    os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    try:
+        import jax
+        import jax.numpy as jnp
+        if jax.default_backend() != "gpu":
+            return []
+    except ImportError:
+        return []
+    x = jnp.zeros(32, jnp.float32)
+    ours, theirs = jax.jit(lambda a: plus_one(a)), jax.jit(lambda a: a + 1)
+    assert float(ours(x)[0]) == 1.0, "plus_one under jax.jit computed wrong"
+    state = {}
+
+    def run(f):
+        def call():
+            state["y"] = f(x)
+        return call
+
+    def sync():
+        state["y"].block_until_ready()
+    return [("jax.jit(x + 1)", run(theirs), sync),
+            ("pyptx plus_one(x) under jax.jit", run(ours), sync)]
 
 
 def graph_of(fn):
@@ -79,6 +119,9 @@ def main():
     results = {}
     for name, fn in rows:
         results[name] = per_launch(fn, args.launches, args.rounds)
+    for name, fn, sync in jax_rows():
+        rows.append((name, fn))
+        results[name] = per_launch(fn, args.launches, args.rounds, sync)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
           f"{args.launches} launches x {args.rounds} rounds, median us per launch:")
     for name, _ in rows:
