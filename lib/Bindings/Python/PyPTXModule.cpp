@@ -22,6 +22,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include "FastCall.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -33,6 +35,8 @@
 namespace py = pybind11;
 using namespace mlir;
 using namespace pyptx;
+
+using namespace pyptx::python;
 
 namespace {
 
@@ -913,27 +917,9 @@ private:
 /// The builder of a Module object: the method descriptors below are made
 /// for the Module type, so Python only calls them with one as `self`.
 ModuleBuilder &builderOf(PyObject *self) {
-  auto *instance = reinterpret_cast<py::detail::instance *>(self);
-  auto *builder = instance->get_value_and_holder().value_ptr<ModuleBuilder>();
-  if (!builder)
-    throw py::type_error("Module.__init__ was not called");
-  return *builder;
+  return cppObject<ModuleBuilder>(self, "Module");
 }
 
-/// Runs a METH_FASTCALL body: a C++ exception becomes the Python one.
-template <typename Body>
-PyObject *fastCall(Body body) {
-  try {
-    return body();
-  } catch (py::error_already_set &e) {
-    e.restore();
-  } catch (py::builtin_exception &e) {
-    e.set_error();
-  } catch (std::exception &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
 
 unsigned unsignedArg(PyObject *arg, const char *what) {
   long value = longArg(arg);

@@ -10,6 +10,8 @@
 
 #include "xla/ffi/api/ffi.h"
 
+#include "FastCall.h"
+
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -20,6 +22,8 @@
 namespace py = pybind11;
 namespace ffi = xla::ffi;
 using namespace pyptx::runtime;
+
+using namespace pyptx::python;
 
 namespace {
 
@@ -95,27 +99,9 @@ std::shared_ptr<LaunchPlan> makePlan(std::shared_ptr<Kernel> kernel,
 /// The plan of a LaunchPlan object: the method descriptor is made for the
 /// LaunchPlan type, so Python only calls it with one as `self`.
 LaunchPlan &planOf(PyObject *self) {
-  auto *instance = reinterpret_cast<py::detail::instance *>(self);
-  auto *plan = instance->get_value_and_holder().value_ptr<LaunchPlan>();
-  if (!plan)
-    throw py::type_error("LaunchPlan.__init__ was not called");
-  return *plan;
+  return cppObject<LaunchPlan>(self, "LaunchPlan");
 }
 
-/// Runs a METH_FASTCALL body: a C++ exception becomes the Python one.
-template <typename Body>
-PyObject *fastCall(Body body) {
-  try {
-    return body();
-  } catch (py::error_already_set &e) {
-    e.restore();
-  } catch (py::builtin_exception &e) {
-    e.set_error();
-  } catch (std::exception &e) {
-    PyErr_SetString(PyExc_RuntimeError, e.what());
-  }
-  return nullptr;
-}
 
 /// Raises `type` with "launch: parameter <i> (<kind>) of kernel '<name>'
 /// <problem>, got <value's type>".

@@ -31,6 +31,21 @@ def runtime():
     return _runtime
 
 
+def check_arrays(kernel, inputs, array_type, what: str, dtype_of) -> dict:
+    """The shape variables the inputs bind, after checking that each is an
+    `array_type` ("a torch tensor", "a JAX array": `what`) of the dtype
+    `dtype_of(tile.dtype)` and of its Tile's shape."""
+    for name, tile, x in zip(kernel.tensor_names, kernel.in_specs, inputs):
+        if not isinstance(x, array_type):
+            raise ArgumentError(f"{kernel.name}: parameter {name!r} must be {what} "
+                                f"({tile}), got {type(x).__name__}")
+        want = dtype_of(tile.dtype)
+        if x.dtype != want:
+            raise ArgumentError(f"{kernel.name}: parameter {name!r} must be {want} "
+                                f"({tile}), got {x.dtype}")
+    return bind_shapes(kernel, [tuple(x.shape) for x in inputs])
+
+
 def bind_shapes(kernel, shapes, names=None) -> dict:
     """The kernel's shape variables bound from the inputs' `shapes` (tuples,
     one per in_spec); raises ArgumentError naming the parameter when a rank

@@ -17,7 +17,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from pyptx import types as T
-from pyptx.runtime import ArgumentError, Launch, bind_shapes, runtime
+from pyptx.runtime import ArgumentError, Launch, check_arrays, runtime
 
 TARGET = "pyptx_launch"
 
@@ -97,16 +97,7 @@ class JaxLauncher:
     def _check(self, inputs):
         """The shape variables the inputs bind, after checking their types
         and dtypes."""
-        k = self.kernel
-        for name, tile, x in zip(k.tensor_names, k.in_specs, inputs):
-            if not isinstance(x, jax.Array):
-                raise ArgumentError(f"{k.name}: parameter {name!r} must be a JAX "
-                                    f"array ({tile}), got {type(x).__name__}")
-            want = jax_dtype(tile.dtype)
-            if x.dtype != want:
-                raise ArgumentError(f"{k.name}: parameter {name!r} must be {want} "
-                                    f"({tile}), got {x.dtype}")
-        return bind_shapes(k, [tuple(x.shape) for x in inputs])
+        return check_arrays(self.kernel, inputs, jax.Array, "a JAX array", jax_dtype)
 
     def _check_device(self, name, x):
         platforms = {d.platform for d in x.devices()}

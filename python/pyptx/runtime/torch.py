@@ -14,7 +14,8 @@ import itertools
 import torch
 
 from pyptx import types as T
-from pyptx.runtime import ArgumentError, Launch, bind_shapes, output_shapes
+from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
+                           output_shapes)
 
 _DTYPES = {
     "f32": torch.float32, "tf32": torch.float32, "f64": torch.float64,
@@ -111,15 +112,7 @@ class TorchLauncher:
         """The shape variables the inputs bind, after checking their types,
         dtypes, shapes, layout and device (in that order)."""
         k = self.kernel
-        for name, tile, t in zip(k.tensor_names, k.in_specs, inputs):
-            if not isinstance(t, torch.Tensor):
-                raise ArgumentError(f"{k.name}: parameter {name!r} must be a torch "
-                                    f"tensor ({tile}), got {type(t).__name__}")
-            want = torch_dtype(tile.dtype)
-            if t.dtype != want:
-                raise ArgumentError(f"{k.name}: parameter {name!r} must be {want} "
-                                    f"({tile}), got {t.dtype}")
-        bound = bind_shapes(k, [tuple(t.shape) for t in inputs])
+        bound = check_arrays(k, inputs, torch.Tensor, "a torch tensor", torch_dtype)
         self._check_contiguous(inputs)
         device = inputs[0].device if inputs else None
         for name, t in zip(k.tensor_names, inputs):
