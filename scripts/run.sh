@@ -53,7 +53,7 @@ if [[ -x "$PTXAS" ]]; then
 fi
 
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
-  echo "== GPU found: launch every example and compare with NumPy"
+  echo "== GPU found: launch every example (pyptx runtime) and compare with NumPy"
   python3 examples/run_on_gpu.py
 else
   echo "== no GPU: examples traced and assembled, not launched"
