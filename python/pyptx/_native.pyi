@@ -58,6 +58,11 @@ class Module:
         Instructions, registers and labels are added to the function's body,
         in the innermost open scope."""
 
+    def add_param(self, func: int, name: str, type: str, align: int = 0,
+                  count: int = 0) -> None:
+        """Appends `.param .align A .TYPE name[count]` (count 0: a scalar, align
+        0: none) to the function's parameters."""
+
     def add_shared(self, func: int, name: str, type: str, count: int,
                    align: int = 16, extern: bool = False,
                    loc: Loc = ("", 0, 0)) -> None:

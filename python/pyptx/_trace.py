@@ -94,6 +94,8 @@ class TraceContext:
         self.last_line: tuple | None = None
         self.param_cache: dict[str, object] = {}
         self.extern_smem_name: str | None = None
+        self.tma_descs: list = []  # specs.TmaDescriptor, in parameter order
+        self.tma_regs: dict = {}   # (tensor, box, options) -> the address register
         self.pending_join = None  # an if_ whose false label is not emitted yet
         # Whether instructions may go straight to the native module: this is
         # the innermost trace, with no lineinfo to emit and no pending join
@@ -188,6 +190,11 @@ class TraceContext:
 
     def sreg(self, name: str) -> int:
         return self._call(self.module.sreg, self.func, name)
+
+    def add_param(self, name, type_name, align=0, count=0, loc=None):
+        loc = loc or user_loc()
+        self._call(self.module.add_param, self.func, name, type_name, align, count,
+                   loc=loc)
 
     def add_shared(self, name, type_name, count, align, extern=False, loc=None):
         loc = loc or user_loc()

@@ -51,12 +51,14 @@ class TracedModule:
     module, and the launch configuration."""
 
     def __init__(self, native, ptx: str, *, name, arch, version, grid, block,
-                 cluster, smem, params):
+                 cluster, smem, params, tma_descs=()):
         self.native = native
         self.ptx = ptx
         self.name, self.arch, self.version = name, arch, version
         self.grid, self.block, self.cluster, self.smem = grid, block, cluster, smem
         self.params = params
+        # TMA descriptor parameters (specs.TmaDescriptor), after `params`.
+        self.tma_descs = list(tma_descs)
 
     @property
     def mlir(self) -> str:
@@ -234,7 +236,7 @@ class Kernel:
         return TracedModule(ctx.module, text, name=self.name, arch=target,
                             version=version, grid=self._grid_for(template, shapes),
                             block=self._block, cluster=self._cluster, smem=self._smem,
-                            params=params)
+                            params=params, tma_descs=ctx.tma_descs)
 
     def ptx(self, **kwargs) -> str:
         """Traces and returns the PTX text."""

@@ -144,3 +144,18 @@ def test_examples_against_their_references(name, shape):
     ref = reference(*[a.astype(np.float64) for a in arrays])
     err = np.linalg.norm(out.cpu().double().numpy() - ref) / np.linalg.norm(ref)
     assert err < 1e-4, f"{name} {shape}: relative error {err:.2e}"
+
+
+def test_tma_copy_with_a_descriptor_by_value():
+    # The DSL's X.tma_desc(): the launcher encodes the descriptor from the
+    # tensor at each launch and passes its 128 bytes as a parameter.
+    from examples.common.tma_copy import build_tma_copy
+
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("the TMA copy is written for sm_90a")
+    k = build_tma_copy(64, 64)
+    for _ in range(2):
+        x = torch.randn(64, 64, device="cuda")
+        y = k(x)
+        torch.cuda.synchronize()
+        assert torch.equal(y, x)

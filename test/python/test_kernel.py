@@ -210,3 +210,16 @@ def test_intrinsic_and_differentiable_kernel_are_importable():
     assert helper(1) == 2 and helper.__is_ptx_intrinsic__
     op = differentiable_kernel(gemm_like, gemm_like, save_for_backward=[0, 1])
     assert op.save_for_backward == (0, 1) and op.forward_kernel is gemm_like
+
+
+def test_tma_descriptor_is_a_parameter_passed_by_value(assemble):
+    from examples.common.tma_copy import build_tma_copy
+
+    m = build_tma_copy(64, 64).module()
+    assert [d.param for d in m.tma_descs] == ["X_tmap0"]
+    assert m.tma_descs[0].box == (64, 64) and m.tma_descs[0].tensor == "X"
+    head = m.ptx.split("{", 1)[0]
+    assert head.rstrip().endswith(".param .u64 Y,\n\t.param .align 64 .b8 X_tmap0[128]\n)")
+    assert "mov.u64 %rd0, X_tmap0;\n\tcvta.param.u64 %rd1, %rd0;" in m.ptx
+    assert "[%rd1, {%s0, %s0}]" in m.ptx
+    assemble(m.ptx, "sm_90a")

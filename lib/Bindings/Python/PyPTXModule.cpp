@@ -310,6 +310,25 @@ public:
     return functions.size() - 1;
   }
 
+  /// Appends `.param .align A .TYPE name[count]` (count 0: a scalar) to the
+  /// function's parameters, e.g. a TMA descriptor found during the trace.
+  void addParam(unsigned funcId, const std::string &name,
+                const std::string &type, unsigned align, int64_t count) {
+    Function &f = function(funcId);
+    std::optional<ScalarType> scalar = symbolizeScalarType(type);
+    if (!scalar)
+      throw py::value_error("'" + type + "' is not a PTX type");
+    MLIRContext *c = ctx.get();
+    SmallVector<Attribute> params(f.op.getParams().getValue());
+    SmallVector<int64_t> dims;
+    if (count)
+      dims.push_back(count);
+    params.push_back(ParamAttr::get(c, StringAttr::get(c, name),
+                                    StateSpace::param, *scalar, 1, align,
+                                    false, StateSpace::reg, 0, dims));
+    f.op.setParamsAttr(ArrayAttr::get(c, params));
+  }
+
   void addShared(unsigned funcId, const std::string &name,
                  const std::string &type, int64_t count, unsigned align,
                  bool external, py::handle loc) {
@@ -1066,6 +1085,9 @@ PYBIND11_MODULE(_native, m) {
                std::vector<std::pair<std::string, std::vector<int64_t>>>{},
            py::arg("linkage") = "visible",
            py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("add_param", &ModuleBuilder::addParam, py::arg("func"),
+           py::arg("name"), py::arg("type"), py::arg("align") = 0,
+           py::arg("count") = 0)
       .def("add_shared", &ModuleBuilder::addShared, py::arg("func"),
            py::arg("name"), py::arg("type"), py::arg("count"),
            py::arg("align") = 16, py::arg("extern") = false,

@@ -17,6 +17,11 @@ _PARAM_KINDS = {
 }
 
 
+# PTX types -> cuTensorMapEncodeTiled's element types, where the names differ.
+_TMA_DTYPES = {"b8": "u8", "s8": "u8", "e4m3": "u8", "e5m2": "u8", "b16": "u16",
+               "s16": "u16", "b32": "u32", "b64": "u64"}
+
+
 class ArgumentError(TypeError):
     """A kernel argument that does not match the kernel's specs: names the
     parameter, what was expected and what was given."""
@@ -88,6 +93,24 @@ class Launch:
 
     __slots__ = ("module", "out_shapes", "kinds", "_plan")
 
+    def tensor_maps(self, tensors: dict, element_bytes) -> list:
+        """The 128-byte descriptors of the module's TMA parameters, encoded
+        for `tensors` (parameter name -> (address, shape), shape outermost
+        first, row-major and contiguous)."""
+        maps = []
+        for d in self.module.tma_descs:
+            address, shape = tensors[d.tensor]
+            size = element_bytes(d.dtype)
+            strides, stride = [], size
+            for dim in reversed(shape[1:]):
+                stride *= dim
+                strides.append(stride)
+            maps.append(runtime().encode_tensor_map(
+                _TMA_DTYPES.get(d.dtype.name, d.dtype.name), address,
+                list(reversed(shape)), strides, list(reversed(d.box)),
+                swizzle=d.swizzle, l2_promotion=d.l2_promotion, oob_fill=d.oob_fill))
+        return maps
+
     def __init__(self, kernel, bound: dict, template: dict):
         shape_kwargs = {k: v for k, v in bound.items() if k in kernel.shape_symbols}
         self.module = kernel.module(**template, **shape_kwargs)
@@ -95,7 +118,8 @@ class Launch:
             raise ArgumentError(f"{kernel.name}: launching needs grid=... in @kernel")
         self.out_shapes = output_shapes(kernel, bound)
         self.kinds = ["ptr"] * len(kernel.tensor_names) + [
-            _PARAM_KINDS[t] for _, t in kernel.raw_params]
+            _PARAM_KINDS[t] for _, t in kernel.raw_params] + [
+            "tensormap"] * len(self.module.tma_descs)
         self._plan = None
 
     @property

@@ -126,6 +126,9 @@ class JaxLauncher:
         k = self.kernel
         bound = self._check(inputs)
         launch = Launch(k, bound, template)
+        if launch.module.tma_descs:
+            raise ArgumentError(f"{k.name}: TMA descriptor parameters (tma_desc()) "
+                                f"launch from PyTorch only, not yet from JAX")
         _register_target()
         plan = np.int64(runtime().register_plan(launch.plan, values))
         results = [jax.ShapeDtypeStruct(shape, jax_dtype(tile.dtype))

@@ -30,6 +30,10 @@ _DTYPES = {
 _op_ids = itertools.count()
 
 
+def _element_bytes(t: T.PtxType) -> int:
+    return torch_dtype(t).itemsize
+
+
 def torch_dtype(t: T.PtxType):
     try:
         return _DTYPES[t.name]
@@ -101,11 +105,15 @@ class TorchLauncher:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
-    @staticmethod
-    def _launch(launch, index, inputs, outputs, raws):
+    def _launch(self, launch, index, inputs, outputs, raws):
+        maps = ()
+        if launch.launch.module.tma_descs:
+            tensors = {name: (t.data_ptr(), tuple(t.shape)) for name, t in
+                       zip(self.kernel.tensor_names, [*inputs, *outputs])}
+            maps = launch.launch.tensor_maps(tensors, _element_bytes)
         launch.launch.plan.launch(_current_stream(index),
                                   *[t.data_ptr() for t in inputs],
-                                  *[t.data_ptr() for t in outputs], *raws)
+                                  *[t.data_ptr() for t in outputs], *raws, *maps)
 
     # -- specialisation --------------------------------------------------------------
     def _check(self, inputs):
