@@ -78,3 +78,16 @@ def test_handler_errors_name_the_kernel(rms):
     with pytest.raises(Exception, match=r"no launch plan 1000000"):
         call = jax.ffi.ffi_call("pyptx_launch", out)
         call(x, w, plan=np.int64(10**6)).block_until_ready()
+
+
+def test_jit_on_the_second_gpu():
+    gpus = [d for d in jax.devices() if d.platform == "gpu"]
+    if len(gpus) < 2:
+        pytest.skip("needs two GPUs")
+    k = build_rms_norm(64, 1024)
+    x, w = inputs(7, 64, 1024)
+    f = jax.jit(lambda a, b: k(a, b))
+    for device in (gpus[1], gpus[0], gpus[1]):
+        out = f(jax.device_put(x, device), jax.device_put(w, device))
+        assert out.devices() == {device}
+        assert rel_err(out, ref_rms(x, w)) < 1e-5

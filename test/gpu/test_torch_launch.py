@@ -159,3 +159,78 @@ def test_tma_copy_with_a_descriptor_by_value():
         y = k(x)
         torch.cuda.synchronize()
         assert torch.equal(y, x)
+
+
+def _sm90():
+    if torch.cuda.get_device_capability()[0] != 9:
+        pytest.skip("written for sm_90a")
+
+
+def test_cluster_launch_through_the_dsl():
+    # cluster=(2, 1, 1): each CTA writes its rank in the cluster.
+    from pyptx import Tile, kernel, ptx, reg
+    from pyptx.types import u32
+
+    _sm90()
+
+    @kernel(in_specs=(Tile(4, u32),), out_specs=(Tile(4, u32),), grid=(4, 1, 1),
+            block=(32, 1, 1), cluster=(2, 1, 1), arch="sm_90a")
+    def ranks(X, Y):
+        px, py = ptx.global_ptrs(X, Y)
+        cta = reg.from_(ptx.special.ctaid.x(), u32)
+        rank = reg.from_(ptx.special.cluster_ctarank(), u32)
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        with ptx.if_(tid == 0):
+            off = cta * 4
+            v = reg.scalar(u32)
+            ptx.inst.ld.global_.u32(v, ptx.addr(px + off))
+            ptx.inst.st.global_.u32(ptx.addr(py + off), v + rank)
+        ptx.ret()
+
+    assert ".explicitcluster" in ranks.ptx()
+    x = (torch.arange(4, device="cuda", dtype=torch.int32) * 10).to(torch.uint32)
+    y = ranks(x)
+    torch.cuda.synchronize()
+    assert y.cpu().to(torch.int64).tolist() == [0, 11, 20, 31]
+
+
+def test_dynamic_shared_memory_over_48_kib_through_the_dsl():
+    # 100 KiB of dynamic shared memory: thread t stores at t * 800 bytes, and
+    # reads back what thread 127 - t stored.
+    from pyptx import Tile, kernel, ptx, reg, smem
+    from pyptx.types import u32
+
+    _sm90()
+
+    @kernel(in_specs=(Tile(128, u32),), out_specs=(Tile(128, u32),), grid=(1, 1, 1),
+            block=(128, 1, 1), smem=100 * 1024, extern_smem=True, arch="sm_90a")
+    def mirror(X, Y):
+        px, py = ptx.global_ptrs(X, Y)
+        base = smem.base()
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        off = tid * 4
+        v = reg.scalar(u32)
+        ptx.inst.ld.global_.u32(v, ptx.addr(px + off))
+        ptx.inst.st.shared.u32(ptx.addr(base + tid * 800), v)
+        ptx.bar.sync(0)
+        ptx.inst.ld.shared.u32(v, ptx.addr(base + (127 - tid) * 800))
+        ptx.inst.st.global_.u32(ptx.addr(py + off), v)
+        ptx.ret()
+
+    x = torch.randint(0, 1 << 30, (128,), device="cuda", dtype=torch.int32)
+    y = mirror(x.to(torch.uint32))
+    torch.cuda.synchronize()
+    assert y.cpu().to(torch.int64).tolist() == x.flip(0).cpu().to(torch.int64).tolist()
+
+
+def test_each_launch_runs_on_its_tensors_device():
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two GPUs")
+    k = build_rms_norm(64, 1024)
+    for device in ("cuda:1", "cuda:0", "cuda:1"):
+        x = torch.randn(64, 1024, device=device)
+        w = torch.rand(1024, device=device) + 0.5
+        out = k(x, w)
+        assert out.device == x.device
+        torch.cuda.synchronize(device)
+        assert rel_err(out, ref_rms(x, w)) < 1e-5
