@@ -2,34 +2,17 @@
 cluster launch, dynamic shared memory over 48 KiB, a launch error, a TMA
 tile load; device memory through the driver API (ctypes)."""
 import ctypes
+import os
 import struct
+import sys
 
 import pytest
 
 from pyptx import _runtime as rt
 
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "python"))
 
-HEADER = ".version 8.0\n.target sm_90a\n.address_size 64\n\n"
-
-TINY = HEADER + """.visible .entry tiny(.param .u64 out, .param .u32 value)
-{
-  .reg .b32 %r<2>;
-  .reg .b64 %rd<2>;
-  ld.param.u64 %rd1, [out];
-  cvta.to.global.u64 %rd1, %rd1;
-  ld.param.u32 %r1, [value];
-  st.global.u32 [%rd1], %r1;
-  ret;
-}
-"""
-
-
-
-@pytest.fixture(autouse=True)
-def cache(tmp_path, monkeypatch):
-    """Every test gets an empty cubin cache of its own."""
-    monkeypatch.setenv("PYPTX_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path / "cache"
+from test_runtime import HEADER, TINY, cache  # noqa: E402,F401  (test/python)
 
 
 # -- on a GPU ------------------------------------------------------------------
