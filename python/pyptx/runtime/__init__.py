@@ -8,7 +8,6 @@ runtime/jax.py) checks its arguments against the kernel's Tiles with
 """
 from __future__ import annotations
 
-from pyptx import types as T
 
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
@@ -130,7 +129,3 @@ class Launch:
             self._plan = rt.LaunchPlan(rt.Kernel(m.ptx, m.name, m.arch), m.grid, m.block,
                                        m.cluster, m.smem, self.kinds)
         return self._plan
-
-
-def float_param(t: str) -> bool:
-    return T.as_type(t).is_float
