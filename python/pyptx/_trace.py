@@ -102,6 +102,9 @@ class TraceContext:
         # label. The one test on the fast paths; see _update_fast.
         self.active_fast = False
         self.open_blocks: list[object] = []  # if_/loop/scope objects, innermost last
+        # Per-trace state of the hardware-unit modules (pyptx.hw.*), each
+        # under its own key (e.g. "mbarrier": expected transaction bytes).
+        self.units: dict[str, object] = {}
 
     def _update_fast(self):
         self.active_fast = (self.pending_join is None and not self.lineinfo

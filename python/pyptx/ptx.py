@@ -21,8 +21,10 @@ from __future__ import annotations
 
 from pyptx import reg as _reg
 from pyptx import types as T
-from pyptx._operands import SINK, Address, Pipe, float_kind, operand
-from pyptx._trace import _stack, get_ctx, user_loc
+from pyptx._inst import (_CHECKED, Inst, Namespace, check_opcode, emit, guard,  # noqa: F401
+                         mangle, reg_id)
+from pyptx._operands import SINK, Address, Pipe
+from pyptx._trace import get_ctx, user_loc
 from pyptx.errors import KernelError
 
 sink = SINK
@@ -33,110 +35,29 @@ def pipe(p, q) -> Pipe:
     return Pipe(p, q)
 
 
-def _guard(p):
-    """(register id, negated) of a guard predicate, or (None, False)."""
-    if p is None:
-        return None, False
-    if isinstance(p, _reg.NegPred):
-        return _reg_id(p.reg), True
-    if isinstance(p, _reg.Reg) and p.dtype == T.pred:
-        return _reg_id(p), False
-    raise TypeError(f"a guard must be a predicate register or ~predicate, not {p!r}")
+_guard = guard
+_reg_id = reg_id
+_Inst = Inst
 
+inst = Inst()
+barrier = Inst(("barrier",))
+membar = Inst(("membar",))
 
-def _reg_id(r):
-    return r.__ptx_operand__()[1]
+# The hardware units (pyptx.hw): helpers by the original pyptx's names; any
+# other attribute continues a raw opcode (ptx.wgmma.fence.sync.aligned()).
+from pyptx.hw import cp_async as _cp_async, tma as _tma  # noqa: E402
+from pyptx.hw.cluster import cluster  # noqa: E402,F401
+from pyptx.hw.fence import bar, fence  # noqa: E402,F401
+from pyptx.hw.mbarrier import mbarrier  # noqa: E402,F401
+from pyptx.hw.tcgen05 import tcgen05  # noqa: E402,F401
+from pyptx.hw.tma import tma  # noqa: E402,F401
+from pyptx.hw.warp import mma  # noqa: E402,F401
+from pyptx.hw.warpgroup import wgmma  # noqa: E402,F401
 
-
-def emit(opcode: str, *operands, pred=None, loc=None):
-    """Emits `opcode` with `operands` (converted as in the module docstring)."""
-    if opcode not in _CHECKED:
-        check_opcode(opcode, loc or user_loc())
-    ctx = get_ctx()
-    guard, negated = _guard(pred)
-    ftype = float_kind(opcode)
-    ctx.inst(opcode, [operand(o, ftype) for o in operands], guard, negated, loc=loc)
-
-
-# -- ptx.inst -----------------------------------------------------------------
-
-def mangle(part: str) -> str:
-    """One attribute name of ptx.inst as a PTX opcode part (see module doc)."""
-    if part.startswith("_") and part[1:2].isdigit():
-        part = part[1:]
-    if part.endswith("_") and not part.endswith("__"):
-        part = part[:-1]
-    return part.replace("__", "::")
-
-
-def check_opcode(opcode: str, loc) -> None:
-    """Rejects, at the author's line, an opcode that no form of the ISA
-    description takes (the native verifier checks operands, types and
-    targets when the kernel is finished). Kernels traced with
-    isa_policy other than "strict" skip it."""
-    if opcode in _CHECKED:
-        return
-    ctx = get_ctx()
-    if ctx.isa_policy == "strict":
-        problem = ctx.native.opcode_problem(opcode)
-        if problem is not None:
-            raise KernelError(problem, *loc)
-        _CHECKED.add(opcode)
-
-
-_CHECKED: set = set()  # opcodes the ISA description takes
-
-
-class _Inst:
-    """``ptx.inst.add.f32`` -- an opcode under construction; call to emit."""
-
-    # A child, once spelled, is kept as an instance attribute: later lookups
-    # of ptx.inst.add.f32 never reach __getattr__.
-    __slots__ = ("_parts", "opcode", "_ftype", "__dict__")
-
-    def __init__(self, parts=()):
-        self._parts = tuple(parts)
-        self.opcode = ".".join(self._parts)
-        self._ftype = float_kind(self.opcode)
-
-    def __getattr__(self, name):
-        if name.startswith("__") and name.endswith("__"):
-            raise AttributeError(name)
-        child = _Inst(self._parts + (mangle(name),))
-        self.__dict__[name] = child
-        return child
-
-    def __call__(self, *operands, pred=None):
-        opcode = self.opcode
-        if opcode not in _CHECKED:
-            if not self._parts:
-                raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
-            check_opcode(opcode, user_loc())
-        try:
-            ctx = _stack[-1]
-        except IndexError:
-            ctx = get_ctx()  # raises: not tracing
-        if pred is None and ctx.active_fast:
-            # The common case, without emit's layers: the native module reads
-            # registers of this trace and addresses of them itself.
-            ctx.module.emit(ctx.func, opcode, operands, ctx, self._ftype)
-            return
-        emit(opcode, *operands, pred=pred)
-
-    def __repr__(self):
-        return f"<ptx instruction {self.opcode or '?'}>"
-
-
-inst = _Inst()
-# Namespaces for the common families: ptx.bar.sync(0), ptx.mbarrier.init...
-bar = _Inst(("bar",))
-barrier = _Inst(("barrier",))
-mbarrier = _Inst(("mbarrier",))
-fence = _Inst(("fence",))
-cp = _Inst(("cp",))
-wgmma = _Inst(("wgmma",))
-tcgen05 = _Inst(("tcgen05",))
-membar = _Inst(("membar",))
+cp = Namespace("cp", "ptx.cp.async_ (cp.async, and .bulk: TMA and bulk copies).",
+               async_=Namespace("cp.async", "cp.async and its bulk forms.",
+                                bulk=_tma.bulk, **_cp_async.HELPERS),
+               **_tma.HELPERS)
 
 
 # -- special registers -----------------------------------------------------------

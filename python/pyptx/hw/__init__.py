@@ -1,0 +1,13 @@
+"""The tensor-core layer, one module per hardware unit, exposed through the
+original pyptx's ``ptx.*`` names (see pyptx.ptx):
+
+- ``warp``       warp-level ``mma.sync``, ``ldmatrix``, ``stmatrix``, ``elect.sync``
+- ``warpgroup``  ``wgmma.*`` and ``setmaxnreg``
+- ``descriptors`` the wgmma shared-memory descriptor as plain data
+- ``tma``        TMA and bulk copies (``cp.async.bulk.*``, ``ptx.tma``)
+- ``cp_async``   Ampere ``cp.async``
+- ``mbarrier``   ``mbarrier.*``, barrier arrays, pipeline state
+- ``cluster``    ``barrier.cluster.*``, ``mapa``, remote arrives
+- ``fence``      ``fence.*`` and CTA barriers (``bar.sync``, named barriers)
+- ``tcgen05``    Blackwell ``tcgen05.*`` (descriptors in ``tcgen05_desc``)
+"""
