@@ -15,7 +15,7 @@ leading digit is dropped (``_2d`` -> ``2d``), and ``__`` becomes ``::``
 from __future__ import annotations
 
 from pyptx import types as T
-from pyptx._operands import float_kind, operand
+from pyptx._operands import Address, float_kind, operand
 from pyptx._trace import _stack, get_ctx, user_loc
 from pyptx.errors import KernelError
 
@@ -44,6 +44,16 @@ def emit(opcode: str, *operands, pred=None, loc=None):
     g, negated = guard(pred)
     ftype = float_kind(opcode)
     ctx.inst(opcode, [operand(o, ftype) for o in operands], g, negated, loc=loc)
+
+
+def as_address(x, offset: int = 0) -> Address:
+    """``[x+offset]`` for a shared allocation or slice, an mbarrier reference,
+    a register, a symbol or an Address. Objects that know their own address
+    (shared memory carved from the dynamic window, for one) provide
+    ``__ptx_address__() -> Address``."""
+    if hasattr(x, "__ptx_address__"):
+        return x.__ptx_address__() + offset
+    return Address(x, offset)
 
 
 def fail(message: str):

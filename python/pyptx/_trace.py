@@ -105,6 +105,11 @@ class TraceContext:
         # Per-trace state of the hardware-unit modules (pyptx.hw.*), each
         # under its own key (e.g. "mbarrier": expected transaction bytes).
         self.units: dict[str, object] = {}
+        # Shared memory: dynamic_smem (set by the kernel before a trace)
+        # carves every allocation from the extern dynamic window instead of
+        # static .shared variables; smem_bytes is what the allocations take.
+        self.dynamic_smem = False
+        self.smem_bytes = 0
 
     def _update_fast(self):
         self.active_fast = (self.pending_join is None and not self.lineinfo
