@@ -18,16 +18,16 @@ from pyptx import types as T
 from pyptx._operands import Address, float_kind, operand
 from pyptx._trace import _stack, get_ctx, user_loc
 from pyptx.errors import KernelError
+from pyptx.reg import NegPred, Reg
 
 
 def guard(p):
     """(register id, negated) of a guard predicate, or (None, False)."""
     if p is None:
         return None, False
-    from pyptx import reg as _reg
-    if isinstance(p, _reg.NegPred):
+    if isinstance(p, NegPred):
         return reg_id(p.reg), True
-    if isinstance(p, _reg.Reg) and p.dtype == T.pred:
+    if isinstance(p, Reg) and p.dtype == T.pred:
         return reg_id(p), False
     raise TypeError(f"a guard must be a predicate register or ~predicate, not {p!r}")
 
@@ -53,6 +53,8 @@ def as_address(x, offset: int = 0) -> Address:
     ``__ptx_address__() -> Address``."""
     if hasattr(x, "__ptx_address__"):
         return x.__ptx_address__() + offset
+    if isinstance(x, Address):
+        return x + offset if offset else x
     return Address(x, offset)
 
 
@@ -89,7 +91,10 @@ _CHECKED: set = set()  # opcodes the ISA description takes
 
 
 class Inst:
-    """``ptx.inst.add.f32`` -- an opcode under construction; call to emit."""
+    """``ptx.inst.add.f32`` -- an opcode under construction; call to emit.
+    The call returns its first operand -- the destination (a register; st's
+    address), for chaining: ``t = ptx.inst.shr.u32(r1, r0, 6)`` -- or None
+    without operands."""
 
     # A child, once spelled, is kept as an instance attribute: later lookups
     # of ptx.inst.add.f32 never reach __getattr__.
@@ -121,8 +126,9 @@ class Inst:
             # The common case, without emit's layers: the native module reads
             # registers of this trace and addresses of them itself.
             ctx.module.emit(ctx.func, opcode, operands, ctx, self._ftype)
-            return
-        emit(opcode, *operands, pred=pred)
+        else:
+            emit(opcode, *operands, pred=pred)
+        return operands[0] if operands else None
 
     def __repr__(self):
         return f"<ptx instruction {self.opcode or '?'}>"

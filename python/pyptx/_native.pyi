@@ -63,6 +63,18 @@ class Module:
         """Appends `.param .align A .TYPE name[count]` (count 0: a scalar, align
         0: none) to the function's parameters."""
 
+    def add_var(self, func: int, space: str, type: str, name: str,
+                size: int | None = None, align: int = 0, linkage: str = "",
+                loc: Loc = ("", 0, 0)) -> None:
+        """`[.LINKAGE] .SPACE [.align A] .TYPE name[size];` (space "global",
+        "shared", "const", "local", "param" or "tex"; size None: a scalar,
+        0: an unsized `[]`; align 0: none; linkage "" (none), "visible",
+        "extern", "weak" or "common"). .global and .const variables, and any
+        with a linkage, go to module level before the function; the others
+        to the end of the function's innermost open scope. Verified at once:
+        raises PTXError (located at `loc`) for a variable PTX does not allow,
+        such as an unsized array that is not .extern."""
+
     def add_shared(self, func: int, name: str, type: str, count: int,
                    align: int = 16, extern: bool = False,
                    loc: Loc = ("", 0, 0)) -> None:
@@ -85,6 +97,11 @@ class Module:
     def new_reg(self, reg_class: int, /) -> int:
         """Declares one register of the class; returns its id (as reg)."""
 
+    def reg_name(self, reg: int) -> str:
+        """The PTX name of a register id: "%r3" (its prefix and its number
+        among the prefix's registers, as printed), "%tid.x" for a special
+        register. Raw text (Module.raw) names registers this way."""
+
     def sreg(self, func: int, name: str) -> int:
         """A special register ("%tid.x", "%ctaid.y", "%laneid", "%clock64",
         ...) as a register id; its type comes from PTX."""
@@ -105,7 +122,7 @@ class Module:
              trace: Any, ftype: str, /) -> int | None:
         """inst() with the DSL's operand objects (ptx.inst's fast path):
         registers whose `ctx` slot is `trace` and [reg+offset] addresses of
-        them are read here; every other operand becomes a tagged one through
+        them (a negative offset as [reg+-8], which ptxas reads) are read here; every other operand becomes a tagged one through
         the fallback given to set_operand_classes (ftype "f32" or "f64" for
         float immediates)."""
 
@@ -118,6 +135,24 @@ class Module:
         Returns the destination register (a new Reg made here), or None when
         the case is Python's to handle."""
 
+    def raw(self, func: int, text: str, loc: Loc | None = None) -> None:
+        """Parses `text`, PTX statements of a function body (instructions with
+        guards, labels, `{ }` blocks and their `.reg` declarations, variables,
+        `.loc`, `.pragma`), with the PTX importer, and appends the ops it
+        makes to the function's innermost open scope; the exporter prints
+        them in the module's style (the text's spacing and comments are not
+        kept). Registers the text names are, in this order, those it declares
+        itself (PTX scoping), those earlier raw text declared outside any
+        block, the function's registers by their PTX names (`%rd3`: register
+        3 of prefix "%rd", as Module.reg numbers them) and special registers.
+        Labels and other symbols are resolved by verify(), like any other.
+
+        The new ops are verified at once (operand forms and the ISA). On an
+        error nothing is added and PTXError is raised, its diagnostics
+        located in the text: file "<ptx.raw>", the 1-based line and column
+        in `text`. On success the ops are located at `loc` (None: the
+        author's line, as inst)."""
+
     def label(self, func: int, name: str, loc: Loc = ("", 0, 0)) -> None:
         """Appends `name:`."""
 
@@ -129,6 +164,16 @@ class Module:
     def loc_directive(self, func: int, file_index: int, line: int,
                       column: int) -> None:
         """Appends `.loc file line column` (lineinfo)."""
+
+    def pragma(self, func: int, values: Sequence[str],
+               loc: Loc = ("", 0, 0)) -> None:
+        """Appends `.pragma "v1", "v2";` to the function's innermost open
+        scope."""
+
+    def comment(self, func: int, text: str, loc: Loc = ("", 0, 0)) -> None:
+        """Appends a `// text` line to the function's innermost open scope
+        (a pyptx.comment op; raises PTXError if `text` holds a line
+        break)."""
 
     def add_file(self, index: int, path: str) -> None:
         """`.file index "path"` at module level (lineinfo)."""

@@ -34,7 +34,8 @@ def native():
             f"to the directory holding _native*.so): {e}") from e
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
-    _native.set_internal_dirs([_PACKAGE_DIR, _CONTEXTLIB])
+    _native.set_internal_dirs([_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
+                              os.path.join(_PACKAGE_DIR, "runtime"), _CONTEXTLIB])
     # Module.emit and Module.binary read these objects without running Python.
     from pyptx._operands import Address, operand
     from pyptx.reg import Reg
@@ -105,6 +106,7 @@ class TraceContext:
         # Per-trace state of the hardware-unit modules (pyptx.hw.*), each
         # under its own key (e.g. "mbarrier": expected transaction bytes).
         self.units: dict[str, object] = {}
+        self.param_counts: dict[str, int] = {}  # parameter -> array length (0: scalar)
         # Shared memory: dynamic_smem (set by the kernel before a trace)
         # carves every allocation from the extern dynamic window instead of
         # static .shared variables; smem_bytes is what the allocations take.
@@ -162,7 +164,7 @@ class TraceContext:
             return
         path = os.path.abspath(loc[0])
         if path not in self.files:
-            self.files[path] = len(self.files) + 1
+            self.files[path] = max(self.files.values(), default=0) + 1
             self._call(self.module.add_file, self.files[path], path, loc=loc)
         key = (self.files[path], loc[1], loc[2])
         if key != self.last_line:
@@ -203,6 +205,7 @@ class TraceContext:
         loc = loc or user_loc()
         self._call(self.module.add_param, self.func, name, type_name, align, count,
                    loc=loc)
+        self.param_counts[name] = count
 
     def add_shared(self, name, type_name, count, align, extern=False, loc=None):
         loc = loc or user_loc()
@@ -215,3 +218,9 @@ class TraceContext:
         if self.open_blocks:
             raise KernelError(f"{type(self.open_blocks[-1]).__name__} block left open",
                               *self.open_blocks[-1].loc)
+        # Units with checks that need the whole kernel (the mbarrier
+        # transaction-byte ledger) run them now.
+        for state in list(self.units.values()):
+            finish = getattr(state, "finish", None)
+            if callable(finish):
+                finish()

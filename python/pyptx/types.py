@@ -10,12 +10,17 @@ from __future__ import annotations
 
 
 class PtxType:
+    """A PTX type: ``PtxType("f32", 32)``. `kind` defaults from the name
+    ("pred", "b", "u", "s", else "f"); `reg_type` (the type its registers
+    are declared with) defaults to the name."""
+
     __slots__ = ("name", "bits", "kind", "reg_type")
 
-    def __init__(self, name: str, bits: int, kind: str, reg_type: str | None = None):
+    def __init__(self, name: str, bits: int, kind: str | None = None,
+                 reg_type: str | None = None):
         self.name = name
         self.bits = bits
-        self.kind = kind
+        self.kind = kind or _kind_of(name)
         self.reg_type = reg_type or name
 
     @property
@@ -49,6 +54,12 @@ class PtxType:
         return hash(self.name)
 
 
+def _kind_of(name: str) -> str:
+    if name == "pred":
+        return "pred"
+    return name[0] if name[:1] in ("b", "u", "s") and name[1:].isdigit() else "f"
+
+
 pred = PtxType("pred", 1, "pred")
 b8, b16, b32, b64, b128 = (PtxType(f"b{n}", n, "b") for n in (8, 16, 32, 64, 128))
 u8, u16, u32, u64 = (PtxType(f"u{n}", n, "u") for n in (8, 16, 32, 64))
@@ -77,9 +88,18 @@ def as_type(value) -> PtxType:
     raise TypeError(f"not a PTX type: {value!r} (use pyptx.types.f32, u32, ...)")
 
 
+def from_name(name: str) -> PtxType:
+    """The PtxType named `name`, with or without the leading dot ("f32",
+    ".f32"); ValueError for an unknown name."""
+    t = ALL_TYPES.get(name.lstrip(".")) if isinstance(name, str) else None
+    if t is None:
+        raise ValueError(f"unknown PTX type name {name!r}; known: {', '.join(ALL_TYPES)}")
+    return t
+
+
 def bits_type(t: PtxType) -> PtxType:
     """The untyped ``.bN`` type of t's width (for and/or/xor/shl/shfl)."""
     return pred if t == pred else ALL_TYPES[f"b{t.bits}"]
 
 
-__all__ = ["PtxType", "as_type", "bits_type", *ALL_TYPES]
+__all__ = ["PtxType", "as_type", "bits_type", "from_name", *ALL_TYPES]

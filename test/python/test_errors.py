@@ -111,7 +111,7 @@ def test_arch_auto_without_gpu(monkeypatch):
         k.ptx()
     monkeypatch.setenv("PYPTX_ARCH", "sm_80")
     assert ".target sm_80\n" in k.ptx()
-    assert k.ptx().startswith(".version 7.0\n")
+    assert k.ptx().startswith(".version 8.5\n")
 
 
 def test_calling_a_kernel_takes_framework_tensors():

@@ -78,9 +78,9 @@ def test_spec_count_must_match_parameters():
             pass
 
 
-@pytest.mark.parametrize("arch, version", [("sm_80", "7.0"), ("sm_90a", "8.0"),
-                                           ("sm_100a", "8.6")])
-def test_default_version_is_the_lowest_the_target_needs(arch, version):
+@pytest.mark.parametrize("arch, version", [("sm_80", "8.5"), ("sm_90a", "8.5"),
+                                           ("sm_100a", "8.8")])
+def test_default_version_is_the_originals(arch, version):
     @kernel(arch=arch)
     def k():
         ptx.ret()
@@ -118,8 +118,8 @@ def test_extern_smem_and_base(assemble):
 
     text = k.ptx()
     assemble(text)
-    assert ".extern .shared .align 1024 .b8 smem[];" in text
-    assert "mov.u32 %r0, smem;" in body(text)
+    assert ".extern .shared .align 1024 .b8 global_smem[];" in text
+    assert "mov.u32 %r0, global_smem;" in body(text)
     assert k.module().smem == 4096
 
 

@@ -94,8 +94,10 @@ def test_from_converts_or_moves():
         c = reg.from_(b, s32)
         ptx.ret()
 
-    assert trace(k) == ["cvt.u64.u32 %rd0, %tid.x;", "cvt.rn.f32.u32 %f0, %tid.x;",
-                        "cvt.rzi.s32.f32 %s0, %f0;", "ret;"]
+    # ptxas takes a special register in a plain cvt, not in a rounding one:
+    # that one copies it first.
+    assert trace(k) == ["cvt.u64.u32 %rd0, %tid.x;", "mov.u32 %r0, %tid.x;",
+                        "cvt.rn.f32.u32 %f0, %r0;", "cvt.rzi.s32.f32 %s0, %f0;", "ret;"]
 
 
 def test_array_and_predicate_ops():
@@ -146,7 +148,7 @@ def test_inst_operands_read_natively():
         ptx.ret()
 
     assert trace(k) == [
-        "ld.global.f32 %f0, [%rd0-8];", "st.global.f32 [%rd0+16], %f0;",
+        "ld.global.f32 %f0, [%rd0+-8];", "st.global.f32 [%rd0+16], %f0;",
         "st.global.v2.f32 [%rd0], {%f0, %f0};", "mov.f32 %f0, 0f3FC00000;",
         "mov.f32 %f0, %laneid;", "ret;"]
 

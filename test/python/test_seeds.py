@@ -13,7 +13,7 @@ def body(text):
 
 def test_tiny_ptx():
     text = tiny.ptx()
-    assert text.startswith(".version 8.0\n.target sm_90a\n.address_size 64\n")
+    assert text.startswith(".version 8.5\n.target sm_90a\n.address_size 64\n")
     assert ".visible .entry tiny()" in text
     assert body(text) == [
         "mov.u32 %r0, %tid.x;",

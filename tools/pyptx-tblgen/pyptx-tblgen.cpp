@@ -45,11 +45,15 @@ struct Operand {
   std::string kind, type, when, vec;
   int64_t length;
   bool sinkOK;
+  std::vector<int64_t> oneOf, range;
+  int64_t multiple;
+  bool powerOf2;
 };
 struct ValueReq {
   std::string value;
   int64_t minPTX, minSM;
   std::vector<std::string> archs;
+  std::string refusal;
 };
 struct Form {
   std::string name, opcode, mnemonic, family, summary;
@@ -116,9 +120,27 @@ std::vector<Form> readForms(const RecordKeeper &records) {
                  o->getValueAsString("Type").str(),
                  o->getValueAsString("When").str(),
                  o->getValueAsString("Vec").str(), o->getValueAsInt("Length"),
-                 o->getValueAsBit("SinkOK")};
+                 o->getValueAsBit("SinkOK"),
+                 o->getValueAsListOfInts("OneOf"),
+                 o->getValueAsListOfInts("Range"),
+                 o->getValueAsInt("Multiple"), o->getValueAsBit("PowerOf2")};
       if (!is_contained(ArrayRef(kKinds), op.kind))
         PrintFatalError(r, "unknown operand kind '" + op.kind + "'");
+      if (!op.range.empty() &&
+          (op.range.size() != 2 || op.range[0] > op.range[1]))
+        PrintFatalError(r, "an operand's Range is [min, max], min <= max");
+      if (op.multiple < 0)
+        PrintFatalError(r, "an operand's Multiple is positive (0: any)");
+      bool valued = !op.oneOf.empty() || !op.range.empty() || op.multiple ||
+                    op.powerOf2;
+      if (valued && op.kind != "imm" && op.kind != "regimm" &&
+          op.kind != "pred")
+        PrintFatalError(r, "only imm, regimm and pred operands take OneOf, "
+                           "Range, Multiple or PowerOf2");
+      if (!op.oneOf.empty() &&
+          (!op.range.empty() || op.multiple || op.powerOf2))
+        PrintFatalError(r, "an operand's OneOf lists every value it takes: "
+                           "no Range, Multiple or PowerOf2 beside it");
       if (StringRef(op.type).starts_with("$")) {
         StringRef group = StringRef(op.type).drop_front();
         group.consume_back(":wide");
@@ -133,7 +155,8 @@ std::vector<Form> readForms(const RecordKeeper &records) {
     for (const Record *v : r->getValueAsListOfDefs("ValueReqs"))
       f.valueReqs.push_back({v->getValueAsString("Value").str(),
                              v->getValueAsInt("MinPTX"),
-                             v->getValueAsInt("MinSM"), strings(v, "Archs")});
+                             v->getValueAsInt("MinSM"), strings(v, "Archs"),
+                             v->getValueAsString("Refusal").str()});
     forms.push_back(std::move(f));
   }
   // By mnemonic; forms of one mnemonic keep their order in ISA.td.
@@ -199,6 +222,14 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   emitSourceFileHeader("PTX ISA tables (ISA.h)", os, records);
   std::vector<Form> forms = readForms(records);
   StringLists values, archs;
+  std::vector<int64_t> ints;
+  std::map<std::vector<int64_t>, unsigned> intIndex;
+  auto addInts = [&](const std::vector<int64_t> &list) {
+    auto [it, inserted] = intIndex.try_emplace(list, ints.size());
+    if (inserted)
+      ints.insert(ints.end(), list.begin(), list.end());
+    return it->second;
+  };
   std::string groups, operands, reqs, formRows;
   raw_string_ostream g(groups), o(operands), q(reqs), f(formRows);
   unsigned numGroups = 0, numOperands = 0, numReqs = 0;
@@ -227,13 +258,19 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
         << ", " << (op.sinkOK ? "true" : "false") << ", "
         << (named ? groupIndex(type) : -1) << ", "
         << (op.vec.empty() ? -1 : groupIndex(op.vec)) << ", "
-        << (wide ? "true" : "false") << "},\n";
+        << (wide ? "true" : "false") << ", "
+        << (op.oneOf.empty() ? 0 : addInts(op.oneOf)) << ", "
+        << op.oneOf.size() << ", "
+        << (op.range.empty() ? "false" : "true") << ", "
+        << (op.range.empty() ? 0 : op.range[0]) << ", "
+        << (op.range.empty() ? 0 : op.range[1]) << ", " << op.multiple
+        << ", " << (op.powerOf2 ? "true" : "false") << "},\n";
       ++numOperands;
     }
     for (const ValueReq &req : form.valueReqs) {
       q << "    {" << cstr(req.value) << ", " << req.minPTX << ", "
         << req.minSM << ", " << archs.add(req.archs) << ", "
-        << req.archs.size() << "},\n";
+        << req.archs.size() << ", " << cstr(req.refusal) << "},\n";
       ++numReqs;
     }
     f << "    {" << cstr(form.name) << ", " << cstr(form.opcode) << ", "
@@ -247,6 +284,13 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   }
   values.emit(os, "kValues");
   archs.emit(os, "kArchs");
+  os << "static constexpr int64_t kInts[] = {";
+  if (ints.empty())
+    os << "0";
+  ListSeparator intSep(", ");
+  for (int64_t v : ints)
+    os << intSep << v;
+  os << "};\n\n";
   auto table = [&](StringRef type, StringRef name, const std::string &rows,
                    StringRef empty) {
     os << "static constexpr " << type << " " << name << "[] = {\n"
@@ -254,8 +298,10 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   };
   table("GroupDesc", "kGroups", groups, "    {\"\", 0, 0, false},\n");
   table("OperandDesc", "kOperands", operands,
-        "    {OperandKind::Any, \"\", \"\", \"\", 0, false, -1, -1, false},\n");
-  table("ValueReqDesc", "kValueReqs", reqs, "    {\"\", 0, 0, 0, 0},\n");
+        "    {OperandKind::Any, \"\", \"\", \"\", 0, false, -1, -1, false, "
+        "0, 0, false, 0, 0, 0, false},\n");
+  table("ValueReqDesc", "kValueReqs", reqs,
+        "    {\"\", 0, 0, 0, 0, \"\"},\n");
   table("FormDesc", "kForms", formRows,
         "    {\"\", \"\", \"\", \"\", \"\", 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, "
         "false},\n");
@@ -328,6 +374,7 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
                 j.value(v.minPTX);
                 j.value(v.minSM);
                 strings(v.archs);
+                j.value(v.refusal);
               });
           });
           j.attribute("relaxed_types", f.relaxedTypes);
@@ -350,7 +397,7 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
         "ISA.td.\n# Do not edit.\n#\n"
         "# FORMS: dicts of name, opcode, family, summary, groups [name, "
         "values,\n# optional], operands [kind, type, when], min_ptx, min_sm, "
-        "archs,\n# value_reqs [value, min_ptx, min_sm, archs], "
+        "archs,\n# value_reqs [value, min_ptx, min_sm, archs, refusal (not empty: the\n# form refuses the value)], "
         "relaxed_types.\n"
         "# TARGETS and SPECIAL_REGISTERS: name -> [sm, min_ptx].\n"
         "import json\n\n_DATA = json.loads(r'''"
@@ -435,6 +482,24 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
         os << sep << "`" << o.kind;
         if (!o.type.empty())
           os << ":" << o.type;
+        if (!o.oneOf.empty()) {
+          os << " (";
+          ListSeparator parts(" or ");
+          for (int64_t v : o.oneOf)
+            os << parts << v;
+          os << ")";
+        }
+        if (!o.range.empty() || o.multiple || o.powerOf2) {
+          ListSeparator parts(", ");
+          os << " (";
+          if (!o.range.empty())
+            os << parts << o.range[0] << ".." << o.range[1];
+          if (o.multiple)
+            os << parts << "a multiple of " << o.multiple;
+          if (o.powerOf2)
+            os << parts << "a power of two";
+          os << ")";
+        }
         if (o.when == "?")
           os << "?";
         else if (!o.when.empty())
@@ -455,8 +520,11 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
         os << "\n";
       }
       for (const ValueReq &v : f.valueReqs)
-        os << "- `." << v.value
-           << "` needs " << requirements(v.minPTX, v.minSM, v.archs) << "\n";
+        if (!v.refusal.empty())
+          os << "- `." << v.value << "` is refused: " << v.refusal << "\n";
+        else
+          os << "- `." << v.value << "` needs "
+             << requirements(v.minPTX, v.minSM, v.archs) << "\n";
     }
   }
   os << "\n## Targets and special registers\n\n"

@@ -18,6 +18,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -422,6 +423,22 @@ public:
     return it->second;
   }
 
+  /// The PTX name of register `id`: "%r3" (prefix and number), "%tid.x".
+  std::string regName(unsigned id) {
+    for (Function &f : functions) {
+      // A prefix's ids grow with its registers: a binary search each.
+      for (auto &[prefix, p] : f.prefixes) {
+        auto it = llvm::lower_bound(p.ids, id);
+        if (it != p.ids.end() && *it == id)
+          return prefix + std::to_string(it - p.ids.begin());
+      }
+      for (auto &entry : f.specialRegisters)
+        if (entry.getValue() == id)
+          return entry.getKey().str();
+    }
+    throw py::index_error("no register " + std::to_string(id));
+  }
+
   /// Appends an instruction; returns the id of the register its ("n", class)
   /// operand created, if it has one.
   ///
@@ -563,6 +580,135 @@ public:
                   DenseI64ArrayAttr());
   }
 
+  /// Parses `text` (PTX statements) into the function's innermost scope,
+  /// as the importer would, and verifies what it made (ISA included).
+  /// Registers the text names resolve to the function's registers by their
+  /// PTX names (`%r3`: the fourth register of prefix `%r`), to special
+  /// registers, or to those the text (or earlier raw text) declares. On an
+  /// error nothing is added, and PTXError's diagnostics are located in the
+  /// text (file "<ptx.raw>", its line and column); on success the ops are
+  /// located at `loc`.
+  void raw(unsigned funcId, const std::string &text, py::handle loc) {
+    Function &f = function(funcId);
+    Location where = location(loc);
+    Block *block = f.scopes.back();
+    Operation *before = block->empty() ? nullptr : &block->back();
+    llvm::SourceMgr sourceMgr;
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(text, "<ptx.raw>"),
+        llvm::SMLoc());
+    DiagnosticCollector diagnostics(ctx.get());
+    SmallVector<std::pair<std::string, Value>> declared;
+    StatementContext context;
+    context.block = block;
+    context.functionBlock = &f.op.getBody().front();
+    auto lookup = [&](StringRef name) { return traceRegister(funcId, name); };
+    auto hint = [&] { return describeRegisters(f); };
+    auto declare = [&](StringRef name, Value value) {
+      declared.emplace_back(name.str(), value);
+    };
+    context.lookupRegister = lookup;
+    context.registerHint = hint;
+    context.declared = declare;
+    bool ok = succeeded(importPTXStatements(sourceMgr, ctx.get(), context));
+    SmallVector<Operation *> added;
+    for (Operation &op : llvm::make_range(
+             before ? std::next(before->getIterator()) : block->begin(),
+             block->end()))
+      added.push_back(&op);
+    // Checked now, while the ops are located in the text.
+    if (ok)
+      for (Operation *op : added)
+        ok &= succeeded(verifyBuilt(op));
+    if (!ok) {
+      for (Operation *op : added)
+        op->dropAllReferences();
+      for (Operation *op : llvm::reverse(added))
+        op->erase();
+      diagnostics.raise("ptx.raw: the text does not parse");
+    }
+    for (Operation *op : added)
+      op->walk([&](Operation *nested) {
+        nested->setLoc(where);
+        numInstructions += isa<InstOp>(nested);
+      });
+    for (auto &[name, value] : declared)
+      f.rawRegisters[name] = value;
+  }
+
+  /// `.SPACE .align A .TYPE name[size];`: in the function's innermost scope,
+  /// or, for .global and .const variables and any with a linkage, at module
+  /// level before the function. size: None for a scalar, 0 for `[]`.
+  void addVar(unsigned funcId, const std::string &space,
+              const std::string &type, const std::string &name,
+              std::optional<int64_t> size, unsigned align,
+              const std::string &linkage, py::handle loc) {
+    Function &f = function(funcId);
+    MLIRContext *c = ctx.get();
+    std::optional<StateSpace> stateSpace = symbolizeStateSpace(space);
+    if (!stateSpace || *stateSpace == StateSpace::reg ||
+        *stateSpace == StateSpace::sreg)
+      throw py::value_error("'" + space + "' is not a state space for "
+                            "variables: expected global, shared, const, "
+                            "local, param or tex");
+    std::optional<ScalarType> scalar = symbolizeScalarType(type);
+    if (!scalar)
+      throw py::value_error("'" + type + "' is not a PTX type");
+    std::optional<Linkage> link =
+        linkage.empty() ? Linkage::none : symbolizeLinkage(linkage);
+    if (!link)
+      throw py::value_error("unknown linkage '" + linkage +
+                            "': expected visible, extern, weak or common");
+    SmallVector<int64_t> dims;
+    if (size)
+      dims.push_back(*size == 0 ? -1 : *size);
+    bool moduleLevel = *stateSpace == StateSpace::global ||
+                       *stateSpace == StateSpace::const_ ||
+                       *link != Linkage::none;
+    if (moduleLevel)
+      builder.setInsertionPoint(f.op);
+    else
+      builder.setInsertionPointToEnd(f.scopes.back());
+    DiagnosticCollector diagnostics(c);
+    auto var = VarOp::create(
+        builder, location(loc), StringAttr::get(c, name),
+        StateSpaceAttr::get(c, *stateSpace), LinkageAttr::get(c, *link),
+        builder.getUI32IntegerAttr(align), ScalarTypeAttr::get(c, *scalar),
+        builder.getUI32IntegerAttr(1), DenseI64ArrayAttr::get(c, dims),
+        Attribute(), ArrayAttr());
+    if (failed(verifyBuilt(var))) {
+      var->erase();
+      diagnostics.raise("the variable does not verify");
+    }
+  }
+
+  /// `// text` in the function's innermost scope.
+  void comment(unsigned funcId, const std::string &text, py::handle loc) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToEnd(f.scopes.back());
+    DiagnosticCollector diagnostics(ctx.get());
+    auto op = CommentOp::create(builder, location(loc), text);
+    if (failed(verifyBuilt(op))) {
+      op->erase();
+      diagnostics.raise("the comment does not verify");
+    }
+  }
+
+  /// `.pragma "a", "b";` in the function's innermost scope.
+  void pragma(unsigned funcId, const std::vector<std::string> &values,
+              py::handle loc) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToEnd(f.scopes.back());
+    SmallVector<StringRef> refs(values.begin(), values.end());
+    DiagnosticCollector diagnostics(ctx.get());
+    auto op = PragmaOp::create(builder, location(loc),
+                               builder.getStrArrayAttr(refs));
+    if (failed(verifyBuilt(op))) {
+      op->erase();
+      diagnostics.raise("the pragma does not verify");
+    }
+  }
+
   void addFile(unsigned index, const std::string &path) {
     // .file lines come first in the module, in index order.
     Block *body = module->getBodyBlock();
@@ -626,7 +772,57 @@ private:
     std::vector<std::pair<std::string, Prefix>> prefixes;
     llvm::StringMap<unsigned> prefixIndex;
     llvm::StringMap<unsigned> specialRegisters;
+    /// Registers raw PTX text declared outside any block, by name.
+    llvm::StringMap<Value> rawRegisters;
   };
+
+  /// The register function `funcId` knows as `name`: `%rd3` is register 3
+  /// of prefix `%rd`; a name raw text declared; a special register.
+  Value traceRegister(unsigned funcId, StringRef name) {
+    Function &f = functions[funcId];
+    if (auto it = f.rawRegisters.find(name); it != f.rawRegisters.end())
+      return it->second;
+    size_t digits = 0;
+    while (digits < name.size() &&
+           llvm::isDigit(name[name.size() - 1 - digits]))
+      ++digits;
+    // The builder numbers registers without leading zeros, up to 10^9.
+    for (size_t n = std::min<size_t>(digits, 9); n > 0; --n) {
+      StringRef index = name.take_back(n);
+      if (index.size() > 1 && index[0] == '0')
+        continue;
+      auto it = f.prefixIndex.find(name.drop_back(n));
+      if (it == f.prefixIndex.end())
+        continue;
+      const Prefix &p = f.prefixes[it->second].second;
+      unsigned i = 0;
+      index.getAsInteger(10, i);
+      if (i < p.ids.size())
+        return registers[p.ids[i]];
+    }
+    if (getSpecialRegisterWidth(name))
+      return registers[sreg(funcId, name.str())];
+    return {};
+  }
+
+  /// "the trace declares %r0..%r3, %p0" for an unknown register's error.
+  std::string describeRegisters(const Function &f) {
+    std::string text;
+    for (auto &[prefix, p] : f.prefixes) {
+      if (p.ids.empty())
+        continue;
+      text += text.empty() ? "the trace declares " : ", ";
+      text += prefix + "0";
+      if (p.ids.size() > 1)
+        text += ".." + prefix + std::to_string(p.ids.size() - 1);
+    }
+    for (auto &entry : f.rawRegisters)
+      text += (text.empty() ? "the trace declares " : ", ") +
+              entry.getKey().str();
+    if (text.empty())
+      return "the trace declares no registers yet";
+    return text + "; declare others with .reg inside a { } block of the text";
+  }
 
   Function &function(unsigned id) {
     if (id >= functions.size())
@@ -731,7 +927,7 @@ private:
     if ((PyObject *)Py_TYPE(object) == classes.address &&
         slot(object, classes.addressCoords) == Py_None &&
         traceRegister(slot(object, classes.addressBase))) {
-      // [r], [r+offset], [r-offset], as Address spells them.
+      // [r], [r+offset], [r+-offset]: ptxas reads no `-` after a register.
       Attribute base =
           convert(slot(slot(object, classes.addressBase), classes.regId), args);
       PyObject *offsetObj = slot(object, classes.addressOffset);
@@ -739,8 +935,10 @@ private:
       MLIRContext *c = ctx.get();
       if (offset)
         base = BinaryAttr::get(
-            c, offset > 0 ? "+" : "-", base,
-            ImmAttr::get(c, offset > 0 ? offset : -offset, IntFormat::dec, false));
+            c, "+", base,
+            offset >= 0 && size_t(offset) < smallImms.size()
+                ? smallImms[offset]
+                : ImmAttr::get(c, int64_t(offset), IntFormat::dec, false));
       return AddrAttr::get(c, {base});
     }
     if (!classes.fallback)
@@ -1097,6 +1295,7 @@ PYBIND11_MODULE(_native, m) {
       .def("reg_class", &ModuleBuilder::regClass, py::arg("func"),
            py::arg("type"), py::arg("prefix"), py::arg("vec") = 1)
       .def("sreg", &ModuleBuilder::sreg, py::arg("func"), py::arg("name"))
+      .def("reg_name", &ModuleBuilder::regName, py::arg("reg"))
       .def("label", &ModuleBuilder::label, py::arg("func"), py::arg("name"),
            py::arg("loc") = py::make_tuple("", 0, 0))
       .def("open_scope", &ModuleBuilder::openScope, py::arg("func"),
@@ -1106,6 +1305,16 @@ PYBIND11_MODULE(_native, m) {
            py::arg("file_index"), py::arg("line"), py::arg("column"))
       .def("add_file", &ModuleBuilder::addFile, py::arg("index"),
            py::arg("path"))
+      .def("raw", &ModuleBuilder::raw, py::arg("func"), py::arg("text"),
+           py::arg("loc") = py::none())
+      .def("add_var", &ModuleBuilder::addVar, py::arg("func"),
+           py::arg("space"), py::arg("type"), py::arg("name"),
+           py::arg("size") = py::none(), py::arg("align") = 0,
+           py::arg("linkage") = "", py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("pragma", &ModuleBuilder::pragma, py::arg("func"),
+           py::arg("values"), py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("comment", &ModuleBuilder::comment, py::arg("func"),
+           py::arg("text"), py::arg("loc") = py::make_tuple("", 0, 0))
       .def("verify", &ModuleBuilder::verify)
       .def("ptx", &ModuleBuilder::ptx)
       .def("mlir", &ModuleBuilder::mlirText)

@@ -542,6 +542,15 @@ private:
           r.add(";", Gap::None);
           return emit(alias, r);
         })
+        .Case([&](CommentOp comment) {
+          StringRef text = comment.getText();
+          Gap gap = depth == 0 ? first : Gap::Line;
+          if (text.empty())
+            r.add("//", gap);
+          else
+            r.add(("// " + text).str(), gap);
+          return emit(comment, r);
+        })
         .Case([&](PragmaOp pragma) {
           r.add(".pragma", depth == 0 ? first : Gap::Line);
           for (auto [i, value] : llvm::enumerate(

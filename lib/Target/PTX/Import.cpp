@@ -390,6 +390,9 @@ public:
   }
 
   OwningOpRef<Operation *> parseModule();
+  /// Statements of a function body, into `where.block` (see
+  /// importPTXStatements).
+  LogicalResult parseStatements(const StatementContext &where);
 
 private:
   //===--- Tokens ---------------------------------------------------------===//
@@ -1019,8 +1022,13 @@ private:
     for (RegScope &scope : llvm::reverse(scopes))
       if (Value value = scope.find(name, hash))
         return value;
+    // Statements spliced into a function see its registers too.
+    if (statements && statements->lookupRegister)
+      return statements->lookupRegister(name);
     return {};
   }
+  /// Set while parsing statements for an existing function.
+  const StatementContext *statements = nullptr;
   /// Registers found lately by name, for names of up to 8 bytes: most
   /// instructions name registers that others named just before. An entry
   /// holds while `registerEpoch` is unchanged (no declaration, no block
@@ -1222,6 +1230,41 @@ OwningOpRef<Operation *> Parser::parseModule() {
     llvm::interleaveComma(undeclared, warning);
   }
   return OwningOpRef<Operation *>(module.release());
+}
+
+LogicalResult Parser::parseStatements(const StatementContext &where) {
+  statements = &where;
+  functionBlock = where.functionBlock;
+  ++symbols.function;
+  scopes.clear();
+  pushScope();
+  builder.setInsertionPointToEnd(where.block);
+  Operation *before = where.block->empty() ? nullptr : &where.block->back();
+  while (tok.kind != TokKind::Eof) {
+    if (tok.is('}'))
+      return error("'}' closes no '{' block of this text");
+    if (failed(parseStatement()))
+      return failure();
+  }
+  if (failedAlready)
+    return failure();
+  // The registers declared outside any block stay visible after the text.
+  RegScope &top = scopes.front();
+  if (where.declared) {
+    for (auto &[name, value] : top.nameList)
+      where.declared(name, value);
+    for (const RegScope::Range &range : top.rangeList)
+      for (int64_t i = 0; i < range.count; ++i)
+        where.declared((range.prefix + Twine(i)).str(),
+                       range.op->getResult(range.first + i));
+  }
+  // The exporter prints the statements in the module's style.
+  auto first = before ? std::next(before->getIterator()) : where.block->begin();
+  for (Operation &op : llvm::make_range(first, where.block->end()))
+    op.walk([&](Operation *nested) {
+      nested->removeDiscardableAttr(triviaName);
+    });
+  return success();
 }
 
 LogicalResult
@@ -2457,6 +2500,12 @@ LogicalResult Parser::lookupRegister(StringRef name, Value &value,
       return success();
     }
   }
+  if (statements) {
+    std::string hint = statements->registerHint ? statements->registerHint()
+                                                : std::string();
+    return error(name, "unknown register '" + name + "'" +
+                           (hint.empty() ? "" : " (" + hint + ")"));
+  }
   // A register the file never declares (ptxas would reject the file):
   // recorded as an undeclared special register so that it round-trips.
   // Its type is unknown: b32, or pred where only a predicate fits (a guard),
@@ -2806,6 +2855,13 @@ OwningOpRef<Operation *> pyptx::importPTX(llvm::SourceMgr &sourceMgr,
                                           MLIRContext *context) {
   context->loadDialect<PTXDialect>();
   return Parser(sourceMgr, context).parseModule();
+}
+
+LogicalResult pyptx::importPTXStatements(llvm::SourceMgr &sourceMgr,
+                                         MLIRContext *context,
+                                         const StatementContext &where) {
+  context->loadDialect<PTXDialect>();
+  return Parser(sourceMgr, context).parseStatements(where);
 }
 
 void pyptx::registerImportPTXTranslation() {

@@ -8,6 +8,8 @@ runtime/jax.py) checks its arguments against the kernel's Tiles with
 """
 from __future__ import annotations
 
+import inspect
+
 
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
@@ -26,6 +28,72 @@ class ArgumentError(TypeError):
     parameter, what was expected and what was given."""
 
 
+def launch_kind(kernel, p) -> str:
+    """The native plan's kind of raw parameter `p` (a kernel.RawParam): its
+    scalar kind; "u64" for a pointer; "tensormap" for a 128-byte array
+    aligned to 64 (a CUtensorMap passed by value). Others have no launch
+    form: ArgumentError naming the parameter."""
+    if not p.count and not p.align and p.type in _PARAM_KINDS:
+        return _PARAM_KINDS[p.type]
+    if p.count and p.nbytes == 128 and p.align >= 64:
+        return "tensormap"
+    raise ArgumentError(f"{kernel.name}: raw parameter {p.name!r} ({p.spelling}) cannot "
+                        f"be passed at launch (the runtime passes {', '.join(_PARAM_KINDS)} "
+                        f"scalars and 128-byte arrays aligned to 64)")
+
+
+_MISSING = object()  # a raw value to take from the shape variables/template
+
+
+def split_raw(kernel, args, kwargs, n_in, what, is_array):
+    """(inputs, raws) of a call: the first n_in positional arguments are the
+    inputs; raw values follow positionally, then by name (popped from
+    kwargs), _MISSING for each one to be filled by fill_raw."""
+    names = kernel.raw_names
+    if len(args) < n_in or len(args) > n_in + len(names):
+        raise ArgumentError(
+            f"{kernel.name}: expected {n_in} input {what} {kernel.tensor_names[:n_in]}"
+            + (f" and the raw parameters {names}" if names else "")
+            + f", got {len(args)} positional arguments")
+    extra = args[n_in:]
+    for name, value in zip(names, extra):
+        if is_array(value):
+            raise ArgumentError(
+                f"{kernel.name}: raw parameter {name!r} takes a number, got an array; "
+                f"outputs {kernel.tensor_names[n_in:]} are returned, not passed")
+    return args[:n_in], (*extra, *[kwargs.pop(n, _MISSING) for n in names[len(extra):]])
+
+
+def fill_raw(kernel, raws, env):
+    """raws with each _MISSING value taken from `env` (the shape variables
+    the inputs bound, then the template parameters); ArgumentError for one
+    that env lacks."""
+    if not any(v is _MISSING for v in raws):
+        return raws
+    values = []
+    for p, value in zip(kernel.raw_params, raws):
+        if value is _MISSING:
+            if p.name not in env:
+                raise ArgumentError(
+                    f"{kernel.name}: raw parameter {p.name!r} ({p.spelling}) needs a "
+                    f"value: pass it after the inputs or as {p.name}=..., or name a "
+                    f"shape variable or template parameter {p.name!r}")
+            value = env[p.name]
+            value = float(value) if p.type.startswith("f") else int(value)
+        values.append(value)
+    return tuple(values)
+
+
+def raw_env(kernel, bound: dict, template: dict) -> dict:
+    """What missing raw values are taken from: the shape variables bound by
+    the inputs, else the template parameters (defaults included)."""
+    env = {k: v for k, v in kernel.template_params.items()
+           if v is not inspect.Parameter.empty}
+    env.update(template)
+    env.update(bound)
+    return env
+
+
 def runtime():
     """pyptx._runtime, or an ImportError that says what is missing."""
     try:
@@ -35,16 +103,19 @@ def runtime():
     return _runtime
 
 
-def check_arrays(kernel, inputs, array_type, what: str, dtype_of) -> dict:
+def check_arrays(kernel, inputs, array_type, what: str, dtype_of,
+                 same_width_int=None) -> dict:
     """The shape variables the inputs bind, after checking that each is an
     `array_type` ("a torch tensor", "a JAX array": `what`) of the dtype
-    `dtype_of(tile.dtype)` and of its Tile's shape."""
+    `dtype_of(tile.dtype)` (or, where `same_width_int(got, want)` says both
+    are integers of one width, that one: an int32 tensor for a u32 Tile)
+    and of its Tile's shape."""
     for name, tile, x in zip(kernel.tensor_names, kernel.in_specs, inputs):
         if not isinstance(x, array_type):
             raise ArgumentError(f"{kernel.name}: parameter {name!r} must be {what} "
                                 f"({tile}), got {type(x).__name__}")
         want = dtype_of(tile.dtype)
-        if x.dtype != want:
+        if x.dtype != want and not (same_width_int and same_width_int(x.dtype, want)):
             raise ArgumentError(f"{kernel.name}: parameter {name!r} must be {want} "
                                 f"({tile}), got {x.dtype}")
     return bind_shapes(kernel, [tuple(x.shape) for x in inputs])
@@ -90,23 +161,20 @@ class Launch:
     """One specialisation: the traced module, its output shapes and the
     native launch plan (made on first launch, which needs the driver)."""
 
-    __slots__ = ("module", "out_shapes", "kinds", "_plan")
+    __slots__ = ("module", "out_shapes", "kinds", "raw_env", "_plan")
 
-    def tensor_maps(self, tensors: dict, element_bytes) -> list:
+    def tensor_maps(self, tensors: dict) -> list:
         """The 128-byte descriptors of the module's TMA parameters, encoded
         for `tensors` (parameter name -> (address, shape), shape outermost
         first, row-major and contiguous)."""
         maps = []
         for d in self.module.tma_descs:
             address, shape = tensors[d.tensor]
-            size = element_bytes(d.dtype)
-            strides, stride = [], size
-            for dim in reversed(shape[1:]):
-                stride *= dim
-                strides.append(stride)
+            # Innermost first, as cuTensorMapEncodeTiled takes them; the
+            # rank-3 (striped) form is the descriptor's own geometry.
+            dims, strides, box = d.geometry(shape)
             maps.append(runtime().encode_tensor_map(
-                _TMA_DTYPES.get(d.dtype.name, d.dtype.name), address,
-                list(reversed(shape)), strides, list(reversed(d.box)),
+                _TMA_DTYPES.get(d.dtype.name, d.dtype.name), address, dims, strides, box,
                 swizzle=d.swizzle, l2_promotion=d.l2_promotion, oob_fill=d.oob_fill))
         return maps
 
@@ -117,8 +185,9 @@ class Launch:
             raise ArgumentError(f"{kernel.name}: launching needs grid=... in @kernel")
         self.out_shapes = output_shapes(kernel, bound)
         self.kinds = ["ptr"] * len(kernel.tensor_names) + [
-            _PARAM_KINDS[t] for _, t in kernel.raw_params] + [
+            launch_kind(kernel, p) for p in kernel.raw_params] + [
             "tensormap"] * len(self.module.tma_descs)
+        self.raw_env = raw_env(kernel, bound, template)
         self._plan = None
 
     @property

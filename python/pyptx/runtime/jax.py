@@ -17,7 +17,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pyptx import types as T
-from pyptx.runtime import ArgumentError, Launch, check_arrays, runtime
+from pyptx.runtime import (_MISSING, ArgumentError, Launch, check_arrays, fill_raw,
+                           runtime, split_raw)
 
 TARGET = "pyptx_launch"
 
@@ -41,6 +42,17 @@ def jax_dtype(t: T.PtxType) -> np.dtype:
         raise ArgumentError(f"no JAX dtype for the PTX type {t}") from None
 
 
+def _is_array(x) -> bool:
+    """An array of at least one dimension (what an output would be)."""
+    return isinstance(x, (jax.Array, np.ndarray)) and x.ndim > 0
+
+
+def same_width_int(got, want) -> bool:
+    """Whether two dtypes are integers of one width (int32, uint32)."""
+    got, want = np.dtype(got), np.dtype(want)
+    return got.kind in "iu" and want.kind in "iu" and got.itemsize == want.itemsize
+
+
 def _register_target():
     """The FFI handler under TARGET for CUDA, once per process."""
     global _registered
@@ -60,20 +72,10 @@ class JaxLauncher:
 
     def __call__(self, args, kwargs):
         k = self.kernel
-        n_in = self.n_in
-        raw_names = [n for n, _ in self.raw_params]
-        n_raw = len(raw_names)
-        if len(args) != n_in + n_raw and not (len(args) == n_in and n_raw == len(
-                [n for n in raw_names if n in kwargs])):
-            raise ArgumentError(
-                f"{k.name}: expected {n_in} input arrays {k.tensor_names[:n_in]}"
-                + (f" and the raw parameters {raw_names}" if n_raw else "")
-                + f", got {len(args)} positional arguments")
-        if len(args) == n_in and n_raw:
-            raws = tuple(kwargs.pop(n) for n in raw_names)
+        if len(args) == self.n_in and not self.raw_params:
+            inputs, raws = args, ()
         else:
-            raws = tuple(args[n_in:])
-        inputs = args[:n_in]
+            inputs, raws = split_raw(k, args, kwargs, self.n_in, "arrays", _is_array)
         values = self._static(raws) if raws else ()
         try:
             key = (tuple(kwargs.items()) if kwargs else (), values,
@@ -97,7 +99,8 @@ class JaxLauncher:
     def _check(self, inputs):
         """The shape variables the inputs bind, after checking their types
         and dtypes."""
-        return check_arrays(self.kernel, inputs, jax.Array, "a JAX array", jax_dtype)
+        return check_arrays(self.kernel, inputs, jax.Array, "a JAX array", jax_dtype,
+                            same_width_int)
 
     def _check_device(self, name, x):
         platforms = {d.platform for d in x.devices()}
@@ -109,7 +112,11 @@ class JaxLauncher:
         """The raw values as Python numbers; raises ArgumentError naming the
         parameter for a value that is not one (a traced value, say)."""
         values = []
-        for (name, t), value in zip(self.raw_params, raws):
+        for p, value in zip(self.raw_params, raws):
+            name, t = p
+            if value is _MISSING:  # filled from the shapes when specialised
+                values.append(value)
+                continue
             try:
                 if isinstance(value, (str, bytes)):
                     raise TypeError
@@ -129,6 +136,7 @@ class JaxLauncher:
         if launch.module.tma_descs:
             raise ArgumentError(f"{k.name}: TMA descriptor parameters (tma_desc()) "
                                 f"launch from PyTorch only, not yet from JAX")
+        values = fill_raw(k, values, launch.raw_env)
         _register_target()
         plan = np.int64(runtime().register_plan(launch.plan, values))
         results = [jax.ShapeDtypeStruct(shape, jax_dtype(tile.dtype))

@@ -15,7 +15,8 @@ import torch
 
 from pyptx import types as T
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
-                           output_shapes)
+                           fill_raw, launch_kind, output_shapes, raw_env,
+                           split_raw)
 
 _DTYPES = {
     "f32": torch.float32, "tf32": torch.float32, "f64": torch.float64,
@@ -30,15 +31,23 @@ _DTYPES = {
 _op_ids = itertools.count()
 
 
-def _element_bytes(t: T.PtxType) -> int:
-    return torch_dtype(t).itemsize
-
-
 def torch_dtype(t: T.PtxType):
     try:
         return _DTYPES[t.name]
     except KeyError:
         raise ArgumentError(f"no torch dtype for the PTX type {t}") from None
+
+
+def _is_tensor(x) -> bool:
+    """A tensor of at least one dimension (what an output would be)."""
+    return isinstance(x, torch.Tensor) and x.dim() > 0
+
+
+def same_width_int(got, want) -> bool:
+    """Whether two torch dtypes are integers of one width (int32, uint32)."""
+    def integer(d):
+        return not d.is_floating_point and not d.is_complex and d != torch.bool
+    return integer(got) and integer(want) and got.itemsize == want.itemsize
 
 
 def _stream_of(device_index: int) -> int:
@@ -55,27 +64,21 @@ class TorchLauncher:
     def __init__(self, kernel):
         self.kernel = kernel
         self.n_in = len(kernel.in_specs)
-        self.raw_names = [n for n, _ in kernel.raw_params]
+        self.raw_names = kernel.raw_names
         self.launches: dict = {}
         self.ops: dict = {}  # template items -> the custom op's caller
 
     # -- the call ----------------------------------------------------------------
     def __call__(self, args, kwargs):
-        k = self.kernel
-        n_in, n_raw = self.n_in, len(self.raw_names)
-        if len(args) != n_in + n_raw and not (len(args) == n_in and n_raw == len(
-                [n for n in self.raw_names if n in kwargs])):
-            raise ArgumentError(
-                f"{k.name}: expected {n_in} input tensors "
-                f"{k.tensor_names[:n_in]}" + (f" and the raw parameters {self.raw_names}"
-                                              if n_raw else "") + f", got {len(args)} "
-                f"positional arguments")
-        if len(args) == n_in and n_raw:
-            raws = tuple(kwargs.pop(n) for n in self.raw_names)
+        if len(args) == self.n_in and not self.raw_names:
+            inputs, raws = args, ()
         else:
-            raws = tuple(args[n_in:])
-        inputs = args[:n_in]
+            inputs, raws = split_raw(self.kernel, args, kwargs, self.n_in, "tensors",
+                                     _is_tensor)
         if torch.compiler.is_compiling() or torch.compiler.is_exporting():
+            if raws:
+                bound = bind_shapes(self.kernel, [tuple(t.shape) for t in inputs])
+                raws = fill_raw(self.kernel, raws, raw_env(self.kernel, bound, kwargs))
             return self._op(kwargs)(*inputs, *raws)
         return self.eager(inputs, raws, kwargs)
 
@@ -89,6 +92,8 @@ class TorchLauncher:
         launch = self.launches.get(key)
         if launch is None:
             launch = self.launches[key] = self._specialise(inputs, template)
+        if raws:
+            raws = fill_raw(self.kernel, raws, launch.launch.raw_env)
         device = inputs[0].device
         for t in inputs:
             if not t.is_contiguous():
@@ -110,7 +115,7 @@ class TorchLauncher:
         if launch.launch.module.tma_descs:
             tensors = {name: (t.data_ptr(), tuple(t.shape)) for name, t in
                        zip(self.kernel.tensor_names, [*inputs, *outputs])}
-            maps = launch.launch.tensor_maps(tensors, _element_bytes)
+            maps = launch.launch.tensor_maps(tensors)
         launch.launch.plan.launch(_current_stream(index),
                                   *[t.data_ptr() for t in inputs],
                                   *[t.data_ptr() for t in outputs], *raws, *maps)
@@ -120,7 +125,8 @@ class TorchLauncher:
         """The shape variables the inputs bind, after checking their types,
         dtypes, shapes, layout and device (in that order)."""
         k = self.kernel
-        bound = check_arrays(k, inputs, torch.Tensor, "a torch tensor", torch_dtype)
+        bound = check_arrays(k, inputs, torch.Tensor, "a torch tensor", torch_dtype,
+                             same_width_int)
         self._check_contiguous(inputs)
         device = inputs[0].device if inputs else None
         for name, t in zip(k.tensor_names, inputs):
@@ -185,8 +191,14 @@ def _op_name(kernel_uid: int, template_key: str) -> str:
 def _register(k, template):
     n_in = len(k.in_specs)
     names = k.tensor_names[:n_in]
-    raw_names = [n for n, _ in k.raw_params]
-    raw_types = ["float" if T.as_type(t).is_float else "int" for _, t in k.raw_params]
+    raw_names = k.raw_names
+    raw_types = []
+    for p in k.raw_params:
+        kind = launch_kind(k, p)
+        if kind == "tensormap":
+            raise ArgumentError(f"{k.name}: raw parameter {p.name!r} ({p.spelling}) is "
+                                f"a 128-byte array: torch.compile passes numbers only")
+        raw_types.append("float" if kind.startswith("f") else "int")
     n_out = len(k.out_specs)
     schema = "(" + ", ".join([f"Tensor {n}" for n in names] +
                              [f"{t} {n}" for t, n in zip(raw_types, raw_names)])

@@ -939,6 +939,38 @@ pyptx.module version 8.7 target sm_90a {
   pyptx.var extern global b32 @x = 1
 }
 
+// -----
+
+// A comment is one line.
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{'pyptx.comment' op is one line: its text cannot hold a line break}}
+  pyptx.comment "a\nb"
+}
+
+// -----
+
+// Variables of instruction-only types: ptxas reads `.bf16 x` as a syntax
+// error (and likewise .bf16x2, .tf32, .e2m3, .e3m2, .e2m1, .ue8m0).
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{a variable cannot have type .bf16 (ptxas takes it only as an instruction type): declare it .b16}}
+  pyptx.var shared align 16 bf16 @x[64]
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{a variable cannot have type .tf32 (ptxas takes it only as an instruction type): declare it .b32}}
+  pyptx.var global tf32 @x
+}
+
+// -----
+
+// ptxas: "Predicate type can only be used to define scalar register variables".
+pyptx.module version 8.7 target sm_90a {
+  // expected-error @+1 {{a .pred variable is not allowed: predicates live in registers (.reg .pred)}}
+  pyptx.var global pred @x
+}
+
 //===----------------------------------------------------------------------===//
 // pyptx.inst
 //===----------------------------------------------------------------------===//

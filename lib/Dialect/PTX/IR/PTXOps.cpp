@@ -1541,6 +1541,31 @@ LogicalResult VarOp::verify() {
     return emitOpError("variables live in .global, .shared, .const, .local, "
                        ".param or .tex; registers are declared with "
                        "pyptx.reg");
+  // Types ptxas takes only in instructions (a syntax error in a variable),
+  // with the type of their width that a variable holds them in.
+  switch (getType()) {
+  case ScalarType::pred:
+    return emitOpError("a .pred variable is not allowed: predicates live in "
+                       "registers (.reg .pred)");
+  case ScalarType::bf16:
+  case ScalarType::bf16x2:
+  case ScalarType::tf32:
+  case ScalarType::e2m3:
+  case ScalarType::e3m2:
+  case ScalarType::e2m1:
+  case ScalarType::ue8m0: {
+    StringRef storage = getType() == ScalarType::bf16     ? "b16"
+                        : getType() == ScalarType::bf16x2 ? "b32"
+                        : getType() == ScalarType::tf32   ? "b32"
+                                                          : "b8";
+    return emitOpError("a variable cannot have type .")
+           << stringifyScalarType(getType())
+           << " (ptxas takes it only as an instruction type): declare it ."
+           << storage;
+  }
+  default:
+    break;
+  }
   bool atModule = isa<ModuleOp>((*this)->getParentOp());
   if (space == StateSpace::param && atModule)
     return emitOpError(".param variables are allowed only inside functions");
@@ -1822,8 +1847,10 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
   if (auto ref = dyn_cast<RegRefAttr>(attr)) {
     view.shape = V::Register;
     Value value = op.getArgs()[ref.getIndex()];
-    if (value.getDefiningOp<SRegOp>())
-      ; // ptxas sizes special registers loosely: `mov.u32 %r, %gridid`
+    if (auto sreg = value.getDefiningOp<SRegOp>())
+      // ptxas sizes special registers loosely: `mov.u32 %r, %gridid`. (A
+      // register an imported file never declares is no special register.)
+      view.special = !sreg.getUndeclared();
     else if (isa<PredType>(value.getType()))
       view.type = "pred";
     else if (auto reg = dyn_cast<RegType>(value.getType());
@@ -1834,8 +1861,10 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
                               (ref.getComponent().empty()
                                    ? std::string()
                                    : "." + ref.getComponent().str()));
-  } else if (isa<ImmAttr>(attr)) {
+  } else if (auto imm = dyn_cast<ImmAttr>(attr)) {
     view.literal = 'i';
+    if (imm.getMagnitude() <= uint64_t(INT64_MAX))
+      view.value = imm.getValue();
   } else if (isa<FloatImmAttr, DecFloatAttr>(attr)) {
     view.literal = 'f';
   } else if (isa<NotAttr>(attr)) {
@@ -1897,11 +1926,14 @@ static LogicalResult verifyAgainstISA(InstOp op) {
       op.getPtxOperandsAttr().getAsOpaquePointer(),
       module.getTargets()[0].getAsOpaquePointer(),
       reinterpret_cast<const void *>(uintptr_t(version))};
-  for (Value value : op.getArgs())
-    // Types are aligned pointers: the low bit says "special register".
+  for (Value value : op.getArgs()) {
+    // Types are aligned pointers: the low bits say "special register" and
+    // "undeclared".
+    auto sreg = value.getDefiningOp<SRegOp>();
     key.push_back(reinterpret_cast<const void *>(
         reinterpret_cast<uintptr_t>(value.getType().getAsOpaquePointer()) |
-        uintptr_t(bool(value.getDefiningOp<SRegOp>()))));
+        uintptr_t(bool(sreg)) | uintptr_t(sreg && sreg.getUndeclared()) << 1));
+  }
   if (dialect->isISAAccepted(key))
     return success();
   ptxisa::ModuleView moduleView{module.getArch(), version};
@@ -1942,6 +1974,129 @@ static LogicalResult verifyAgainstISA(InstOp op) {
   return diag;
 }
 
+/// The state space of the variable or parameter `name` that `op` sees (the
+/// innermost declaration), if `name` is one.
+static std::optional<StateSpace> symbolSpace(Operation *op, StringRef name) {
+  for (Block *block = op->getBlock(); block;) {
+    for (Operation &other : *block)
+      if (auto var = dyn_cast<VarOp>(other); var && var.getSymName() == name)
+        return var.getSpace();
+    Operation *parent = block->getParentOp();
+    if (!parent)
+      break;
+    if (auto func = dyn_cast<FuncOp>(parent))
+      for (ArrayAttr list : {func.getRetParams(), func.getParams()})
+        for (auto param : list.getAsRange<ParamAttr>())
+          if (param.getName().getValue() == name)
+            return param.getSpace();
+    block = parent->getBlock();
+  }
+  return std::nullopt;
+}
+
+/// The tensor copies (cp.async.bulk.tensor, cp.async.bulk.prefetch.tensor,
+/// cp.reduce.async.bulk.tensor) and the generic prefetch.tensormap read a
+/// tensor map through a generic address or a .global variable: ptxas
+/// rejects a .param or .const symbol there ("State space mismatch"), which
+/// the ISA tables, blind to what a symbol is, cannot see.
+static LogicalResult verifyTensorMapOperand(InstOp op) {
+  ArrayRef<Attribute> operands = op.getPtxOperands().getValue();
+  auto modifiers = op.getModifiers().getAsValueRange<StringAttr>();
+  bool tensorCopy = op.getMnemonic() == "cp" &&
+                    llvm::is_contained(modifiers, "tensor");
+  bool genericPrefetch = op.getMnemonic() == "prefetch" &&
+                         op.getModifiers().size() == 1 &&
+                         *modifiers.begin() == "tensormap";
+  if (!tensorCopy && !genericPrefetch)
+    return success();
+  for (Attribute operand : operands) {
+    auto addr = dyn_cast<AddrAttr>(operand);
+    if (!addr || addr.getElements().empty())
+      continue;
+    // The tensor map is the address with the coordinates: [tmap, {x, y}].
+    if (tensorCopy && !llvm::any_of(addr.getElements(), [](Attribute a) {
+          return isa<VectorAttr>(a);
+        }))
+      continue;
+    auto symbol = dyn_cast<FlatSymbolRefAttr>(addr.getElements().front());
+    if (!symbol)
+      return success();
+    std::optional<StateSpace> space = symbolSpace(op, symbol.getValue());
+    if (!space || *space == StateSpace::global ||
+        (genericPrefetch && *space != StateSpace::param &&
+         *space != StateSpace::const_))
+      return success();
+    // The instruction's name: the opcode up to `.tensor`/`.tensormap`.
+    std::string name = op.getMnemonic().str();
+    for (StringRef modifier : modifiers) {
+      name += ("." + modifier).str();
+      if (modifier.starts_with("tensor"))
+        break;
+    }
+    InFlightDiagnostic diag = op.emitError("the tensor map '")
+                              << symbol.getValue() << "' is a ."
+                              << spaceName(*space) << " symbol; " << name
+                              << " reads a tensor map through a generic "
+                                 "address or a .global variable, and ptxas "
+                                 "rejects a ."
+                              << spaceName(*space)
+                              << " one (\"State space mismatch\")";
+    if (genericPrefetch)
+      diag << ": write prefetch." << spaceName(*space) << ".tensormap ["
+           << symbol.getValue() << "], or take its generic address first "
+           << "(mov.b64 %rd1, " << symbol.getValue() << "; cvta."
+           << spaceName(*space) << ".u64 %rd1, %rd1;) and use [%rd1]";
+    else if (*space == StateSpace::param || *space == StateSpace::const_)
+      diag << ": take its generic address first (mov.b64 %rd1, "
+           << symbol.getValue() << "; cvta." << spaceName(*space)
+           << ".u64 %rd1, %rd1;) and use [%rd1, {...}]";
+    else
+      diag << ": a tensor map lives in .param, .const or .global memory";
+    return diag;
+  }
+  return success();
+}
+
+/// ptxas reads `reg-N` and `sym-N` (in an address or not) as a syntax error;
+/// it takes `reg+-N`. Finds such a `-` in an operand.
+static BinaryAttr minusAfterName(Attribute expr) {
+  if (auto binary = dyn_cast<BinaryAttr>(expr)) {
+    if (binary.getOp() == "-" &&
+        isa<RegRefAttr, FlatSymbolRefAttr>(binary.getLhs()))
+      return binary;
+    if (BinaryAttr found = minusAfterName(binary.getLhs()))
+      return found;
+    return minusAfterName(binary.getRhs());
+  }
+  if (auto addr = dyn_cast<AddrAttr>(expr))
+    for (Attribute element : addr.getElements())
+      if (BinaryAttr found = minusAfterName(element))
+        return found;
+  return {};
+}
+
+static LogicalResult verifyNoMinusAfterName(InstOp op) {
+  for (auto [i, operand] : llvm::enumerate(op.getPtxOperands())) {
+    BinaryAttr minus = minusAfterName(operand);
+    if (!minus)
+      continue;
+    std::string name;
+    if (auto ref = dyn_cast<RegRefAttr>(minus.getLhs()))
+      name = getRegisterName(op.getArgs()[ref.getIndex()]);
+    else
+      name = cast<FlatSymbolRefAttr>(minus.getLhs()).getValue().str();
+    std::string offset = "N";
+    if (auto imm = dyn_cast<ImmAttr>(minus.getRhs()); imm && imm.isPlainDecimal())
+      offset = std::to_string(imm.getMagnitude());
+    return op.emitError("'")
+           << op.getOpcode() << "' operand " << i + 1
+           << ": ptxas reads '" << name << "-" << offset
+           << "' as a syntax error; write the offset as '" << name << "+-"
+           << offset << "'";
+  }
+  return success();
+}
+
 LogicalResult InstOp::verify() {
   if (!isPTXIdentifier(getMnemonic()) || getMnemonic().starts_with("%"))
     return emitOpError("'") << getMnemonic() << "' is not a PTX mnemonic";
@@ -1960,14 +2115,26 @@ LogicalResult InstOp::verify() {
       return emitOpError("uses register '")
              << getRegisterName(value)
              << "' outside the scope that declares it";
-  if (failed(OperandFormChecker(*this).check()))
+  if (failed(OperandFormChecker(*this).check()) ||
+      failed(verifyAgainstISA(*this)))
     return failure();
-  return verifyAgainstISA(*this);
+  if (cast<PTXDialect>((*this)->getDialect())->isaPolicy ==
+      ptxisa::Policy::Off)
+    return success();
+  if (failed(verifyNoMinusAfterName(*this)))
+    return failure();
+  return verifyTensorMapOperand(*this);
 }
 
 //===----------------------------------------------------------------------===//
 // Other directives
 //===----------------------------------------------------------------------===//
+
+LogicalResult CommentOp::verify() {
+  if (getText().contains('\n') || getText().contains('\r'))
+    return emitOpError("is one line: its text cannot hold a line break");
+  return success();
+}
 
 LogicalResult PragmaOp::verify() {
   if (getValues().empty())

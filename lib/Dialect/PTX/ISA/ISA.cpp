@@ -51,6 +51,9 @@ ArrayRef<StringLiteral> archsOf(const ValueReqDesc &r) {
 ArrayRef<StringLiteral> valuesOf(const GroupDesc &g) {
   return ArrayRef(kValues + g.firstValue, g.numValues);
 }
+ArrayRef<int64_t> oneOfValues(const OperandDesc &d) {
+  return ArrayRef(kInts + d.firstOneOf, d.numOneOf);
+}
 
 const TargetDesc *lookupTarget(StringRef name) {
   // Every instruction of a module asks for the same target.
@@ -180,6 +183,7 @@ enum Stage : uint8_t {
   PrefixStage,
   ModifierStage,
   OperandStage,
+  ValueStage, // shapes fit; a special register or a literal's value does not
   TypeStage,
   RequirementStage,
   Valid
@@ -190,6 +194,8 @@ struct Attempt {
   unsigned progress = 0; // modifiers matched, for PrefixStage/ModifierStage
   std::optional<Problem> problem;
 };
+
+std::optional<std::string> valueProblem(const OperandDesc &d, int64_t value);
 
 class FormMatcher {
 public:
@@ -221,6 +227,8 @@ public:
 private:
   bool matchGroups(unsigned mod, unsigned group);
   std::optional<Problem> checkOperands();
+  std::optional<Problem> checkValues();
+  bool specialRegisterOK() const;
   std::optional<Problem> checkTypes();
   std::optional<Problem> checkRequirements();
   /// The modifier group `group` took, or "".
@@ -297,6 +305,9 @@ Attempt FormMatcher::checkRest() {
   Attempt attempt;
   attempt.stage = OperandStage;
   if ((attempt.problem = checkOperands()))
+    return attempt;
+  attempt.stage = ValueStage;
+  if ((attempt.problem = checkValues()))
     return attempt;
   attempt.stage = TypeStage;
   if ((attempt.problem = checkTypes()))
@@ -474,6 +485,83 @@ std::optional<Problem> FormMatcher::checkOperands() {
   return std::nullopt;
 }
 
+/// The operands whose shape fits: no special register where ptxas refuses
+/// one, and integer literals among the values their operand takes.
+std::optional<Problem> FormMatcher::checkValues() {
+  for (auto [i, op] : llvm::enumerate(inst.operands)) {
+    if (op.shape == OperandView::Register && op.special &&
+        !specialRegisterOK())
+      return Problem{Problem::Operands,
+                     "'" + opcode() + "' operand " + std::to_string(i + 1) +
+                         " is the special register" +
+                         (op.name.empty() ? "" : " '" + op.name.str() + "'") +
+                         "; ptxas takes special registers only in mov and "
+                         "cvt (\"Special register argument not allowed\"): "
+                         "mov it into a register first",
+                     int(i)};
+    if (op.shape == OperandView::Immediate && op.value)
+      if (std::optional<std::string> wrong =
+              valueProblem(*operandDescs[i], *op.value))
+        return Problem{Problem::Operands,
+                       "'" + opcode() + "' operand " + std::to_string(i + 1) +
+                           " must be " + *wrong + "; got " +
+                           std::to_string(*op.value),
+                       int(i)};
+  }
+  return std::nullopt;
+}
+
+/// ptxas takes a special register as an operand of mov, and of a cvt
+/// without a rounding modifier, and nowhere else (but inside addresses and
+/// vectors).
+bool FormMatcher::specialRegisterOK() const {
+  if (inst.mnemonic == "mov")
+    return true;
+  if (inst.mnemonic != "cvt")
+    return false;
+  static constexpr StringLiteral kRounding[] = {
+      "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"};
+  return llvm::none_of(inst.modifiers, [](StringRef m) {
+    return is_contained(kRounding, m);
+  });
+}
+
+/// What an integer literal of operand `d` must be, if `value` is not it:
+/// "a power of two in 32..512".
+std::optional<std::string> valueProblem(const OperandDesc &d, int64_t value) {
+  ArrayRef<int64_t> oneOf = oneOfValues(d);
+  if (!oneOf.empty()) {
+    if (is_contained(oneOf, value))
+      return std::nullopt;
+    std::string list;
+    for (auto [i, v] : llvm::enumerate(oneOf))
+      list += (i == 0 ? "" : i + 1 == oneOf.size() ? " or " : ", ") +
+              std::to_string(v);
+    return list;
+  }
+  bool inRange = !d.hasRange || (value >= d.minValue && value <= d.maxValue);
+  bool multiple = !d.multiple || value % int64_t(d.multiple) == 0;
+  bool power = !d.powerOf2 || (value > 0 && llvm::isPowerOf2_64(value));
+  if (inRange && multiple && power)
+    return std::nullopt;
+  // "a power of two in 32..512", "a multiple of 8 in 24..256", "in 0..15".
+  std::string what;
+  if (d.powerOf2)
+    what = "a power of two";
+  if (d.multiple)
+    what += (what.empty() ? "a multiple of " : " and a multiple of ") +
+            std::to_string(d.multiple);
+  // (A range up to 2^31 - 1 stands for "no upper bound".)
+  if (d.hasRange && d.maxValue >= INT32_MAX)
+    what += (what.empty() ? "" : " ") +
+            (d.minValue == 0 ? std::string("non-negative")
+                             : "at least " + std::to_string(d.minValue));
+  else if (d.hasRange)
+    what += (what.empty() ? "in " : " in ") + std::to_string(d.minValue) +
+            ".." + std::to_string(d.maxValue);
+  return what;
+}
+
 /// ptxas rejects a vector whose registers differ in size ("Incompatible
 /// elements of vector expression"); predicate registers do not count.
 std::optional<std::string> mixedSizes(const OperandView &vector) {
@@ -567,6 +655,16 @@ std::optional<Problem> FormMatcher::checkTypes() {
     StringRef spec = d.type;
     if (spec.empty())
       continue;
+    // A typed address: its registers have exactly that type.
+    if (op.shape == OperandView::Address) {
+      for (const OperandView &reg : op.elements)
+        if (reg.shape == OperandView::Register && !reg.type.empty() &&
+            reg.type != spec)
+          return problem("address register" + named(reg) + " is a ." +
+                         reg.type.str() + " register; this address needs a ." +
+                         spec.str() + " register");
+      continue;
+    }
     bool wide = d.wide;
     if (d.typeGroup >= 0)
       spec = takenValue(d.typeGroup);
@@ -676,6 +774,11 @@ std::optional<Problem> FormMatcher::checkRequirements() {
     if (!hasModifier(req.value))
       continue;
     auto what = [&] { return "'." + req.value.str() + "' on " + name(); };
+    if (!req.refusal.empty())
+      return Problem{Problem::Operands,
+                     name() + " cannot take '." + req.value.str() + "': " +
+                         req.refusal.str(),
+                     -1};
     if (module.version && module.version < req.minPTX)
       return versionProblem(what(), req.minPTX);
     if (auto p = targetProblem(what, req.minSM, archsOf(req)))

@@ -236,6 +236,22 @@ def PTX_PragmaOp : PTX_Op<"pragma", [
   let hasVerifier = 1;
 }
 
+def PTX_CommentOp : PTX_Op<"comment", [
+    ParentOneOf<["ModuleOp", "FuncOp", "ScopeOp"]>]> {
+  let summary = "a `// text` line, made by a builder";
+  let description = [{
+    ```mlir
+    pyptx.comment "BEGIN gemm_tile(...)"
+    ```
+    prints `// BEGIN gemm_tile(...)` on its own line. The importer keeps the
+    comments of a PTX file as trivia, not as comment ops; a builder (the
+    Python DSL) uses them to mark regions of the PTX it makes.
+  }];
+  let arguments = (ins StrAttr:$text);
+  let assemblyFormat = "$text attr-dict";
+  let hasVerifier = 1;
+}
+
 def PTX_FileOp : PTX_Op<"file", [HasParent<"ModuleOp">]> {
   let summary = "`.file 1 \"a.cu\"` (optionally with timestamp and size)";
   let arguments = (ins UI32Attr:$index, StrAttr:$path,

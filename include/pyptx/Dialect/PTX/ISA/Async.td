@@ -28,8 +28,13 @@ defvar ASYNC_Hint = Opt<"hint", ["L2::cache_hint"]>;
 defvar ASYNC_Hint2 = Opt<"hint2", ["L2::cache_hint"]>;
 // The cache policy, a 64-bit integer (ptxas refuses an f64 register).
 defvar ASYNC_Policy = RegImm<"u64", "L2::cache_hint">;
-// A byte count: a 32-bit integer.
-defvar ASYNC_Size = RegImm<"u32">;
+// A byte count: a 32-bit integer; as an immediate, a multiple of 16 up to
+// 1048560 (what ptxas takes).
+class ASYNC_SizeOperand<string when = ""> : RegImm<"u32", when> {
+  let Range = [0, 1048560];
+  let Multiple = 16;
+}
+defvar ASYNC_Size = ASYNC_SizeOperand<>;
 defvar ASYNC_Multicast = RegImm<"u16", "multicast::cluster">;
 defvar ASYNC_CtaGroup = ["cta_group::1", "cta_group::2"];
 defvar ASYNC_Dims = ["1d", "2d", "3d", "4d", "5d"];
@@ -48,38 +53,48 @@ defvar ASYNC_TensorReqs = [
   ValueReq<"im2col::w::128", 86, 100, ASYNC_SM100Feat>
 ];
 
+// cp.async: a cache mode and the cp-sizes it takes.
+class ASYNC_CpAsyncCache<string name, list<int> sizes> {
+  string Name = name;
+  list<int> Sizes = sizes;
+}
+
 let Family = "Asynchronous copies and tensor maps" in {
 
 //===----------------------------------------------------------------------===//
 // cp.async (sm_80)
 //===----------------------------------------------------------------------===//
 
-defvar ASYNC_CpAsyncGroups = [
-  Group<"cache", ["ca", "cg"]>, Group<"dst", ["shared", "shared::cta"]>,
-  Fixed<"global">, ASYNC_Hint,
-  Opt<"prefetch", ["L2::64B", "L2::128B", "L2::256B"]>, ASYNC_Hint2
-];
 defvar ASYNC_CpAsyncReqs = [
   ValueReq<"L2::cache_hint", 74>, ValueReq<"L2::64B", 74>,
   ValueReq<"L2::128B", 74>, ValueReq<"L2::256B", 74>
 ];
 // cp-size is 4, 8 or 16 for .ca and 16 for .cg; with .L2::cache_hint the
 // cache policy is required.
-def ASYNC_CP_ASYNC : Inst<"cp.async", ASYNC_CpAsyncGroups,
-                          [Addr<>, Addr<>, Imm<>, RegImm<"u32", "?">,
-                           ASYNC_Policy]> {
+foreach cache = [ASYNC_CpAsyncCache<"ca", [4, 8, 16]>,
+                 ASYNC_CpAsyncCache<"cg", [16]>] in {
+defvar groups = [
+  Group<"cache", [cache.Name]>, Group<"dst", ["shared", "shared::cta"]>,
+  Fixed<"global">, ASYNC_Hint,
+  Opt<"prefetch", ["L2::64B", "L2::128B", "L2::256B"]>, ASYNC_Hint2
+];
+def ASYNC_CP_ASYNC_ # !toupper(cache.Name)
+    : Inst<"cp.async", groups,
+           [Addr<>, Addr<>, ImmOneOf<cache.Sizes>, RegImm<"u32", "?">,
+            ASYNC_Policy]> {
   let Summary = "copy cp-size bytes from global to shared memory asynchronously, "
                 "zero-filling past src-size";
   let MinPTX = 70; let MinSM = 80;
   let ValueReqs = ASYNC_CpAsyncReqs;
 }
-def ASYNC_CP_ASYNC_IGNORE : Inst<"cp.async", ASYNC_CpAsyncGroups,
-                                 [Addr<>, Addr<>, Imm<>, Pred<"?">,
-                                  ASYNC_Policy]> {
+def ASYNC_CP_ASYNC_IGNORE_ # !toupper(cache.Name)
+    : Inst<"cp.async", groups,
+           [Addr<>, Addr<>, ImmOneOf<cache.Sizes>, Pred<"?">, ASYNC_Policy]> {
   let Summary = "copy cp-size bytes from global to shared memory asynchronously, "
                 "or zeros when ignore-src is true";
   let MinPTX = 75; let MinSM = 80;
   let ValueReqs = ASYNC_CpAsyncReqs;
+}
 }
 def ASYNC_CP_ASYNC_COMMIT : Inst<"cp.async.commit_group", [], []> {
   let Summary = "commit the pending cp.async operations as a group";

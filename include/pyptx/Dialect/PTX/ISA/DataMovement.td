@@ -596,6 +596,24 @@ def DM_STMATRIX_X # n
   let MinPTX = 78; let MinSM = 90;
   let ValueReqs = DM_ShaCtaReq;
 }
+// The count before the shape, as CUTLASS writes them
+// (`ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16`); ptxas takes both.
+def DM_LDMATRIX_X # n # _COUNT_FIRST
+    : Inst<"ldmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"x" # n>,
+                        Flag<"trans">, Fixed<"m8n8">, DM_SharedCta, Fixed<"b16">],
+           [Vec<"b32", n>, Addr<>]> {
+  let Summary = "load " # n # " 8x8 matrices of 16-bit elements across the warp";
+  let MinPTX = 65; let MinSM = 75;
+  let ValueReqs = DM_ShaCtaReq;
+}
+def DM_STMATRIX_X # n # _COUNT_FIRST
+    : Inst<"stmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"x" # n>,
+                        Flag<"trans">, Fixed<"m8n8">, DM_SharedCta, Fixed<"b16">],
+           [Addr<>, Vec<"b32", n>]> {
+  let Summary = "store " # n # " 8x8 matrices of 16-bit elements across the warp";
+  let MinPTX = 78; let MinSM = 90;
+  let ValueReqs = DM_ShaCtaReq;
+}
 def DM_STMATRIX_M16N8_X # n
     : Inst<"stmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8">,
                         Fixed<"x" # n>, Fixed<"trans">, DM_SharedCta, Fixed<"b8">],

@@ -48,6 +48,15 @@ struct OperandDesc {
   /// and whether the type is that group's `:wide`.
   int8_t typeGroup, vecGroup;
   bool wide;
+  /// The values an integer literal may take: one of oneOfValues(), from
+  /// minValue to maxValue (when hasRange), a multiple of `multiple` (0:
+  /// any), a power of two.
+  uint32_t firstOneOf;
+  uint16_t numOneOf;
+  bool hasRange;
+  int64_t minValue, maxValue;
+  uint32_t multiple;
+  bool powerOf2;
 };
 
 struct ValueReqDesc {
@@ -55,6 +64,8 @@ struct ValueReqDesc {
   uint16_t minPTX, minSM;
   uint32_t firstArch;
   uint16_t numArchs;
+  /// Not empty: the form refuses the value, for this reason.
+  llvm::StringLiteral refusal;
 };
 
 struct FormDesc {
@@ -86,6 +97,8 @@ llvm::ArrayRef<ValueReqDesc> valueReqsOf(const FormDesc &form);
 llvm::ArrayRef<llvm::StringLiteral> archsOf(const FormDesc &form);
 llvm::ArrayRef<llvm::StringLiteral> archsOf(const ValueReqDesc &req);
 llvm::ArrayRef<llvm::StringLiteral> valuesOf(const GroupDesc &group);
+/// The values an operand's integer literal must be one of (empty: any).
+llvm::ArrayRef<int64_t> oneOfValues(const OperandDesc &operand);
 /// The target `.target` names, or null when PTX has no such target.
 const TargetDesc *lookupTarget(llvm::StringRef name);
 
@@ -116,6 +129,11 @@ struct OperandView {
   /// RegisterPair: its two Registers; for an Address: the registers that
   /// form it, and the Vector of a tensor's coordinates.
   std::vector<OperandView> elements;
+  /// For a Register: whether it is a special register (`%tid.x`), which
+  /// ptxas takes only in mov and cvt.
+  bool special = false;
+  /// For an integer literal: its value, if it fits in 64 bits.
+  std::optional<int64_t> value;
 };
 
 /// The module an instruction sits in.

@@ -74,12 +74,30 @@ class Operand<string kind, string type = "", string when = ""> {
   int Length = 0;
   // The ignorable `_` may stand in for this operand.
   bit SinkOK = 0;
+  // The values an immediate may take (checked on integer literals, as ptxas
+  // checks them): one of OneOf (empty: any), within Range ([min, max];
+  // empty: any), a multiple of Multiple (0: any), a power of two (PowerOf2).
+  list<int> OneOf = [];
+  list<int> Range = [];
+  int Multiple = 0;
+  bit PowerOf2 = 0;
 }
 class Reg<string type = "", string when = ""> : Operand<"reg", type, when>;
 class RegImm<string type = "", string when = ""> : Operand<"regimm", type, when>;
 class Imm<string when = ""> : Operand<"imm", "", when>;
+// An immediate from min to max.
+class ImmIn<int min, int max, string when = ""> : Imm<when> {
+  let Range = [min, max];
+}
+// An immediate that is one of `values`.
+class ImmOneOf<list<int> values, string when = ""> : Imm<when> {
+  let OneOf = values;
+}
 class Pred<string when = ""> : Operand<"pred", "pred", when>;
 class Addr<string when = ""> : Operand<"addr", "", when>;
+// An address whose registers must have exactly this type (ptxas takes only
+// .b32 registers in tcgen05.mma's Tensor Memory addresses).
+class TypedAddr<string type, string when = ""> : Operand<"addr", type, when>;
 class Label<string when = ""> : Operand<"label", "", when>;
 class AnyOperand<string when = ""> : Operand<"any", "", when>;
 class ArgList<string when = ""> : Operand<"list", "", when>;
@@ -107,6 +125,13 @@ class ValueReq<string value, int ptx, int sm = 0, list<string> archs = []> {
   int MinPTX = ptx;
   int MinSM = sm;
   list<string> Archs = archs;
+  // When not empty, the form refuses the value outright, and this says why
+  // (a group shared with other forms lists it).
+  string Refusal = "";
+}
+// A modifier value the form refuses, and why.
+class Refused<string value, string why> : ValueReq<value, 0> {
+  let Refusal = why;
 }
 
 // Targets that name arch-specific ("a") and family-specific ("f") features.

@@ -81,6 +81,18 @@ class SyncSemScope<list<string> sems, list<string> scopes,
                       Group<"scope", scopes>, Opt<"space", spaces>];
 }
 
+// The barrier (0..15) and the thread count (a multiple of the warp size).
+class SyncBarrierId<string when = ""> : RegImm<"u32", when> {
+  let Range = [0, 15];
+}
+class SyncThreadCount<string when = ""> : RegImm<"u32", when> {
+  let Multiple = 32;
+}
+// setmaxnreg's count: 24..256, a multiple of 8.
+class SyncRegCount<string when = ""> : ImmIn<24, 256, when> {
+  let Multiple = 8;
+}
+
 let Family = "Synchronization and communication" in {
 
 //===----------------------------------------------------------------------===//
@@ -97,25 +109,25 @@ let MinPTX = !if(isBarrier, 60, 20), MinSM = !if(isBarrier, 70, 20),
     ValueReqs = SyncBarValueReqs in {
 def SYNC_ # MN # _SYNC
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"sync">], aligned),
-           [RegImm<"u32">, RegImm<"u32", "?">]> {
+           [SyncBarrierId<>, SyncThreadCount<"?">]> {
   let Summary = "wait at CTA barrier a (for b threads)";
 }
 def SYNC_ # MN # _ARRIVE
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"arrive">], aligned),
-           [RegImm<"u32">, RegImm<"u32">]> {
+           [SyncBarrierId<>, SyncThreadCount<>]> {
   let Summary = "arrive at CTA barrier a (of b threads) without waiting";
 }
 def SYNC_ # MN # _RED_POPC
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"red">, Fixed<"popc">], aligned,
                            [Fixed<"u32">]),
-           [Reg<"u32">, RegImm<"u32">, RegImm<"u32", "?">, Pred<>]> {
+           [Reg<"u32">, SyncBarrierId<>, SyncThreadCount<"?">, Pred<>]> {
   let Summary = "wait at CTA barrier a; d = the number of threads with c true";
 }
 def SYNC_ # MN # _RED_PRED
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"red">,
                             Group<"op", ["and", "or"]>], aligned,
                            [Fixed<"pred">]),
-           [Pred<>, RegImm<"u32">, RegImm<"u32", "?">, Pred<>]> {
+           [Pred<>, SyncBarrierId<>, SyncThreadCount<"?">, Pred<>]> {
   let Summary = "wait at CTA barrier a; p = the and/or of c over the threads";
 }
 }
@@ -608,7 +620,7 @@ def SYNC_MBARRIER_ # !toupper(op) # !if(parity, "_PARITY", "") #
 def SYNC_SETMAXNREG
     : Inst<"setmaxnreg", [Group<"action", ["inc", "dec"]>, Fixed<"sync">,
                           Fixed<"aligned">, Group<"type", ["u32", "s32"]>],
-           [Imm<>]> {
+           [SyncRegCount<>]> {
   let Summary = "raise or lower the warp's maximum register count to imm";
   let MinPTX = 80; let MinSM = 90; let Archs = SyncArchSpecific;
 }

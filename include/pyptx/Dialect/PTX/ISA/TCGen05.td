@@ -26,9 +26,15 @@
 //     registers (not .f32) or immediates; enable-input-d: a predicate or an
 //     immediate; scale-input-d: an immediate 0..15; ctaMask: a 16-bit
 //     register (not an immediate).
+//   * tcgen05.mma's Tensor Memory addresses take only .b32 registers (not
+//     .u32: "Arguments mismatch"); enable-input-d may be negated (`!%p`).
+//   * nCols of tcgen05.alloc: a power of two in 32..512; of tcgen05.dealloc:
+//     a multiple of 32. scale-input-d only with .kind::f16, .kind::tf32 and
+//     .kind::i8.
 //
 // ptxas accepts the modifiers in any order; the forms below take the order of
-// the PTX ISA's syntax.
+// the PTX ISA's syntax (and, for tcgen05.commit, .multicast::cluster before
+// .shared::cluster too).
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,11 +52,19 @@ defvar TC5_CtaGroup = Group<"cta_group", ["cta_group::1", "cta_group::2"]>;
 defvar TC5_SyncAligned = [Fixed<"sync">, Fixed<"aligned">];
 
 // Operands.
-defvar TC5_Tmem = Addr<>;                  // [d-tmem], [a-tmem], [taddr], ...
+defvar TC5_Tmem = Addr<>;                  // [taddr] of ld, st, cp, shift
+defvar TC5_MmaTmem = TypedAddr<"b32">;     // [d-tmem], [a-tmem] of the MMAs
 defvar TC5_Desc = RegImm<"u64">;           // a-desc, b-desc, s-desc
 defvar TC5_IDesc = RegImm<"u32">;          // idesc
-defvar TC5_EnableD = RegImm<"pred">;       // enable-input-d
-defvar TC5_ScaleD = Imm<>;                 // scale-input-d
+defvar TC5_EnableD = Pred<>;               // enable-input-d
+defvar TC5_ScaleD = ImmIn<0, 15>;          // scale-input-d
+class TC5_AllocCols<string when = ""> : RegImm<"u32", when> {
+  let Range = [32, 512];
+  let PowerOf2 = 1;
+}
+class TC5_DeallocCols<string when = ""> : RegImm<"u32", when> {
+  let Multiple = 32;
+}
 
 //===----------------------------------------------------------------------===//
 
@@ -62,12 +76,12 @@ let Family = "Tensor core generation 5 (tcgen05)", MinPTX = 86, MinSM = 100,
 def TC5_ALLOC : Inst<"tcgen05.alloc",
     !listconcat([TC5_CtaGroup], TC5_SyncAligned,
                 [Flag<"shared::cta">, Fixed<"b32">]),
-    [Addr<>, RegImm<"u32">]> {
+    [Addr<>, TC5_AllocCols<>]> {
   let Summary = "allocate nCols columns of Tensor Memory, writing its address to [dst]";
 }
 def TC5_DEALLOC : Inst<"tcgen05.dealloc",
     !listconcat([TC5_CtaGroup], TC5_SyncAligned, [Fixed<"b32">]),
-    [RegImm<"u32">, RegImm<"u32">]> {
+    [RegImm<"u32">, TC5_DeallocCols<>]> {
   let Summary = "free nCols columns of Tensor Memory at taddr";
 }
 def TC5_RELINQUISH_ALLOC_PERMIT : Inst<"tcgen05.relinquish_alloc_permit",
@@ -208,9 +222,12 @@ defvar TC5_Kinds = ["kind::f16", "kind::tf32", "kind::f8f6f4", "kind::i8"];
 defvar TC5_KindReqs = [ValueReq<"kind::i8", 86, 100, TC5_I8Archs>];
 // With scale-input-d: sm_100a/f and sm_103a/f, except that ptxas takes
 // .kind::i8 (whose syntax has no scale-input-d) wherever it takes .kind::i8.
+// No scale-input-d with .kind::f8f6f4 (ptxas: "Illegal modifier").
 defvar TC5_ScaledKindReqs = [ValueReq<"kind::f16", 86, 100, TC5_ScaleDArchs>,
                              ValueReq<"kind::tf32", 86, 100, TC5_ScaleDArchs>,
-                             ValueReq<"kind::f8f6f4", 86, 100, TC5_ScaleDArchs>,
+                             Refused<"kind::f8f6f4", "ptxas takes scale-input-d "
+                                     "only with .kind::f16, .kind::tf32 and "
+                                     ".kind::i8">,
                              ValueReq<"kind::i8", 86, 100, TC5_I8Archs>];
 defvar TC5_CollectorA = ["collector::a::fill", "collector::a::use",
                          "collector::a::lastuse", "collector::a::discard"];
@@ -227,11 +244,11 @@ multiclass TC5_MMAForms<string opcode, list<Operand> sp> {
     // A from Tensor Memory, shifted.
     foreach a = [["_DESC", "", "collector"], ["_TMEM", "tmem", "collector"],
                  ["_ASHIFT", "tmem", "ashift"]] in {
-      defvar aop = !if(!eq(a[1], "tmem"), TC5_Tmem, TC5_Desc);
+      defvar aop = !if(!eq(a[1], "tmem"), TC5_MmaTmem, TC5_Desc);
       defvar agroups = !if(!eq(a[2], "ashift"),
           [Fixed<"ashift">, Opt<"collector", TC5_CollectorAShift>],
           [Opt<"collector", TC5_CollectorA>]);
-      defvar ops = !listconcat([TC5_Tmem, aop, TC5_Desc], sp,
+      defvar ops = !listconcat([TC5_MmaTmem, aop, TC5_Desc], sp,
                                [TC5_IDesc, dis, TC5_EnableD]);
       def _CG # cg # a[0] : Inst<opcode, !listconcat(groups, agroups),
                                           ops> {
@@ -252,9 +269,9 @@ multiclass TC5_MMAForms<string opcode, list<Operand> sp> {
   // from PTX ISA 8.8), .kind::mxf4nvf4 with .scale_vec::2X/4X or
   // .block16/32.
   foreach a = ["_DESC", "_TMEM"] in {
-    defvar aop = !if(!eq(a, "_TMEM"), TC5_Tmem, TC5_Desc);
-    defvar ops = !listconcat([TC5_Tmem, aop, TC5_Desc], sp,
-                             [TC5_IDesc, TC5_Tmem, TC5_Tmem, TC5_EnableD]);
+    defvar aop = !if(!eq(a, "_TMEM"), TC5_MmaTmem, TC5_Desc);
+    defvar ops = !listconcat([TC5_MmaTmem, aop, TC5_Desc], sp,
+                             [TC5_IDesc, TC5_MmaTmem, TC5_MmaTmem, TC5_EnableD]);
     defvar coll = Opt<"collector", TC5_CollectorA>;
     def _MXF8F6F4 # a : Inst<opcode,
         [TC5_CtaGroup, Group<"kind", ["kind::mxf8f6f4"]>, Fixed<"block_scale">,
@@ -296,7 +313,7 @@ let Family = "Tensor core generation 5 (tcgen05)", MinSM = 100 in {
 let Summary = "D = A * B + D on the tensor cores, D in Tensor Memory (asynchronous)" in
 defm TC5_MMA : TC5_MMAForms<"tcgen05.mma", []>;
 let Summary = "D = A * B + D with a structured-sparse A, D in Tensor Memory (asynchronous)" in
-defm TC5_MMA_SP : TC5_MMAForms<"tcgen05.mma.sp", [TC5_Tmem]>;
+defm TC5_MMA_SP : TC5_MMAForms<"tcgen05.mma.sp", [TC5_MmaTmem]>;
 }
 
 let Family = "Tensor core generation 5 (tcgen05)", MinPTX = 86, MinSM = 100,
@@ -316,20 +333,21 @@ let ValueReqs = TC5_KindReqs in {
 let Summary = "D = A * B + D, weight-stationary, D in Tensor Memory (asynchronous)" in
 foreach a = ["_DESC", "_TMEM"] in
 def TC5_MMA_WS # a : Inst<"tcgen05.mma.ws", TC5_WSGroups,
-    [TC5_Tmem, !if(!eq(a, "_TMEM"), TC5_Tmem, TC5_Desc), TC5_Desc, TC5_IDesc,
-     TC5_EnableD, RegImm<"u64", "?">]>;
+    [TC5_MmaTmem, !if(!eq(a, "_TMEM"), TC5_MmaTmem, TC5_Desc), TC5_Desc,
+     TC5_IDesc, TC5_EnableD, RegImm<"u64", "?">]>;
 let Summary = "D = A * B + D, weight-stationary with a structured-sparse A (asynchronous)" in
 foreach a = ["_DESC", "_TMEM"] in
 def TC5_MMA_WS_SP # a : Inst<"tcgen05.mma.ws.sp", TC5_WSGroups,
-    [TC5_Tmem, !if(!eq(a, "_TMEM"), TC5_Tmem, TC5_Desc), TC5_Desc, TC5_Tmem,
-     TC5_IDesc, TC5_EnableD, RegImm<"u64", "?">]>;
+    [TC5_MmaTmem, !if(!eq(a, "_TMEM"), TC5_MmaTmem, TC5_Desc), TC5_Desc,
+     TC5_MmaTmem, TC5_IDesc, TC5_EnableD, RegImm<"u64", "?">]>;
 }
 
 //===--- tcgen05.commit / tcgen05.fence -------------------------------------===//
 
 def TC5_COMMIT : Inst<"tcgen05.commit",
     [TC5_CtaGroup, Group<"completion_mechanism", ["mbarrier::arrive::one"]>,
-     Flag<"shared::cluster">, Flag<"multicast::cluster">, Fixed<"b64">],
+     Flag<"shared::cluster">, Flag<"multicast::cluster">,
+     Opt<"space2", ["shared::cluster"]>, Fixed<"b64">],
     [Addr<>, Reg<"b16", "multicast::cluster">]> {
   let Summary = "make an mbarrier track the completion of prior async tcgen05 operations";
 }

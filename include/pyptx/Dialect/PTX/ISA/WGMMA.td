@@ -53,16 +53,23 @@ defvar WG_Int8 = ["s8", "u8"];
 
 // Operands.
 defvar WG_Desc = RegImm<"u64">;           // a-desc, b-desc
-defvar WG_ScaleD = RegImm<"pred">;        // scale-d: predicate or immediate
+// scale-d: a predicate, possibly negated, or the immediate 0 or 1.
+class WG_ScaleDOperand<string when = ""> : Pred<when> { let OneOf = [0, 1]; }
+defvar WG_ScaleD = WG_ScaleDOperand<>;
 defvar WG_AFloat = Vec<"f16x2", 4>;       // A in registers, floating point
 defvar WG_AInt = Vec<"b32", 4>;           // A in registers, integer/single bit
-defvar WG_Sparse = [Reg<"b32">, Imm<>];   // sp-meta, sp-sel
+// sp-meta, and sp-sel: 0 or 1 for 16-bit and tf32 inputs, 0 for 8-bit ones.
+defvar WG_SpSel16 = [0, 1];
+defvar WG_SpSel8 = [0];
 defvar WG_NoSparse = []<Operand>;
-// imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b (with a-desc) or
-// imm-scale-a, imm-scale-b, imm-trans-b (with A in registers).
-defvar WG_ScaleTransDesc = [Imm<>, Imm<>, Imm<>, Imm<>];
-defvar WG_ScaleTransReg = [Imm<>, Imm<>, Imm<>];
-defvar WG_ScaleOnly = [Imm<>, Imm<>];
+// imm-scale-a, imm-scale-b (1 or -1), imm-trans-a, imm-trans-b (0 or 1)
+// (with a-desc) or imm-scale-a, imm-scale-b, imm-trans-b (with A in
+// registers).
+defvar WG_ImmScale = ImmOneOf<[-1, 1]>;
+defvar WG_ImmTrans = ImmOneOf<[0, 1]>;
+defvar WG_ScaleTransDesc = [WG_ImmScale, WG_ImmScale, WG_ImmTrans, WG_ImmTrans];
+defvar WG_ScaleTransReg = [WG_ImmScale, WG_ImmScale, WG_ImmTrans];
+defvar WG_ScaleOnly = [WG_ImmScale, WG_ImmScale];
 defvar WG_None = []<Operand>;
 
 // The two forms of one type combination: A from a matrix descriptor, and A
@@ -77,12 +84,13 @@ multiclass WG_MMAForms<string opcode, list<Group> groups, Operand d, Operand aRe
 // The same for wgmma.mma_async.sp, whose sp-meta and sp-sel come after b-desc.
 multiclass WG_MMASpForms<string opcode, list<Group> groups, Operand d,
                          Operand aReg, list<Operand> descTail,
-                         list<Operand> regTail> {
+                         list<Operand> regTail, list<int> spSel> {
+  defvar sparse = [Reg<"b32">, ImmOneOf<spSel>];
   def _DESC : Inst<opcode, groups,
-                   !listconcat([d, WG_Desc, WG_Desc], WG_Sparse, [WG_ScaleD],
+                   !listconcat([d, WG_Desc, WG_Desc], sparse, [WG_ScaleD],
                                descTail)>;
   def _REG : Inst<opcode, groups,
-                  !listconcat([d, aReg, WG_Desc], WG_Sparse, [WG_ScaleD],
+                  !listconcat([d, aReg, WG_Desc], sparse, [WG_ScaleD],
                               regTail)>;
 }
 
@@ -95,7 +103,8 @@ def WG_FENCE : Inst<"wgmma.fence", WG_SyncAligned, []> {
 def WG_COMMIT_GROUP : Inst<"wgmma.commit_group", WG_SyncAligned, []> {
   let Summary = "commit the pending wgmma.mma_async operations to a wgmma-group";
 }
-def WG_WAIT_GROUP : Inst<"wgmma.wait_group", WG_SyncAligned, [Imm<>]> {
+def WG_WAIT_GROUP : Inst<"wgmma.wait_group", WG_SyncAligned,
+                         [ImmIn<0, 2147483647>]> {
   let Summary = "wait until at most N wgmma-groups are pending";
 }
 
@@ -161,31 +170,34 @@ let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), f16 
 defm WG_MMA_SP_F16_F32 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f32"]>, Group<"atype", ["f16"]>, Group<"btype", ["f16"]>]),
-    Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg>;
+    Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
+    WG_SpSel16>;
 defm WG_MMA_SP_F16_F16 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f16"]>, Group<"atype", ["f16"]>, Group<"btype", ["f16"]>]),
-    Vec<"f16x2">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg>;
+    Vec<"f16x2">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
+    WG_SpSel16>;
 }
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), bf16 inputs" in
 defm WG_MMA_SP_BF16 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f32"]>, Group<"atype", ["bf16"]>, Group<"btype", ["bf16"]>]),
-    Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg>;
+    Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
+    WG_SpSel16>;
 let Summary = "D = A * B + D with a 1:2 sparse A (warpgroup, asynchronous), tf32 inputs" in
 defm WG_MMA_SP_TF32 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK16>,
         Group<"dtype", ["f32"]>, Group<"atype", ["tf32"]>, Group<"btype", ["tf32"]>]),
-    Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly>;
+    Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel16>;
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), fp8 inputs" in {
 defm WG_MMA_SP_FP8_F32 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK64>,
         Group<"dtype", ["f32"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
-    Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly>;
+    Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel8>;
 defm WG_MMA_SP_FP8_F16 : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK64>,
         Group<"dtype", ["f16"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
-    Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly>;
+    Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel8>;
 }
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), 8-bit integer inputs" in {
 foreach t = WG_Int8 in
@@ -193,13 +205,13 @@ defm WG_MMA_SP_INT_ # t : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpIntK64>,
         Flag<"satfinite">, Group<"dtype", ["s32"]>, Group<"atype", [t]>,
         Group<"btype", [t]>]),
-    Vec<"s32">, WG_AInt, WG_None, WG_None>;
+    Vec<"s32">, WG_AInt, WG_None, WG_None, WG_SpSel8>;
 let MinPTX = 84 in
 defm WG_MMA_SP_INT_MIXED : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpIntK64>,
         Flag<"satfinite">, Group<"dtype", ["s32"]>, Group<"atype", WG_Int8>,
         Group<"btype", WG_Int8>]),
-    Vec<"s32">, WG_AInt, WG_None, WG_None>;
+    Vec<"s32">, WG_AInt, WG_None, WG_None, WG_SpSel8>;
 }
 } // MinPTX = 82
 
