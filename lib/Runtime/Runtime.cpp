@@ -308,14 +308,44 @@ Kernel::~Kernel() {
     driver().cuModuleUnload(entry.module);
 }
 
+/// The arch to assemble `target` PTX for on the current context's device:
+/// an arch-specific target (sm_90a, sm_100f) as it is -- its cubin runs only
+/// on that chip -- else the device's own sm_XY when it is newer, since a
+/// cubin does not run on a later major version and PTX for sm_80 assembles
+/// for sm_90.
+static std::string archFor(StringRef target) {
+  if (target.ends_with("a") || target.ends_with("f"))
+    return target.str();
+  const Driver &d = driver();
+  CUdevice device;
+  int major = 0, minor = 0;
+  if (d.cuCtxGetDevice(&device) ||
+      d.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                             device) ||
+      d.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                             device))
+    return target.str();
+  unsigned wanted = 0;
+  if (!target.starts_with("sm_") || target.drop_front(3).getAsInteger(10, wanted) ||
+      wanted >= unsigned(major * 10 + minor))
+    return target.str();
+  return "sm_" + std::to_string(major * 10 + minor);
+}
+
 Kernel::Loaded &Kernel::load(CUcontext context) {
   const Driver &d = driver();
   std::string what = "loading kernel '" + name + "'";
-  if (cubin.empty() && !findPtxas().empty())
-    cubin = compileToCubin(ptx, arch, name);
+  std::string *cubin = nullptr;
+  if (!findPtxas().empty()) {
+    std::string device = archFor(arch);
+    auto it = cubins.find(device);
+    if (it == cubins.end())
+      it = cubins.emplace(device, compileToCubin(ptx, device, name)).first;
+    cubin = &it->second;
+  }
   CUmodule module = nullptr;
-  if (!cubin.empty()) {
-    check(d.cuModuleLoadData(&module, cubin.data()), what);
+  if (cubin) {
+    check(d.cuModuleLoadData(&module, cubin->data()), what);
   } else {
     // No ptxas: the driver compiles the PTX for the current device.
     char log[8192] = {};

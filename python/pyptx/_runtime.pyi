@@ -51,7 +51,10 @@ class Kernel:
     the first launch (in each CUDA context)."""
 
     def __init__(self, ptx: str, name: str, arch: str) -> None:
-        """name: the `.entry`'s name; arch: the ptxas target, e.g. "sm_90a"."""
+        """name: the `.entry`'s name; arch: the PTX's target, e.g. "sm_90a".
+        ptxas assembles an arch-specific target (sm_90a) as it is, and any
+        other (sm_80) for the launching device when that one is newer (an
+        sm_80 cubin does not load on an sm_90 device)."""
 
     @property
     def name(self) -> str: ...

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,7 +101,9 @@ private:
   Loaded &load(CUcontext context);
 
   std::string ptx, name, arch;
-  std::string cubin; // Empty until the first load; stays empty without ptxas.
+  /// Cubins by the arch ptxas assembled them for (see archFor); none
+  /// without ptxas.
+  std::map<std::string, std::string> cubins;
   llvm::SmallVector<Loaded, 1> loaded;
 };
 
