@@ -12,6 +12,7 @@ import argparse
 import importlib
 import inspect
 import os
+import re
 import sys
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
@@ -35,12 +36,27 @@ def _doc(obj) -> str:
 
 
 def _public(module):
+    """Public names: __all__, else what the module defines (functions and
+    classes from elsewhere only in the facades pyptx and pyptx.ptx, which
+    re-export them) and its public values (namespaces, constants)."""
     names = getattr(module, "__all__", None)
-    if names is None:
-        names = [n for n, v in vars(module).items() if not n.startswith("_")
-                 and not inspect.ismodule(v)
-                 and getattr(v, "__module__", module.__name__) == module.__name__]
-    return sorted(names)
+    if names is not None:
+        return sorted(names)
+    facade = module.__name__ in ("pyptx", "pyptx.ptx")
+    # Values other modules define, imported here (ptx.sink, __future__'s).
+    borrowed = {id(v) for m in ("pyptx._operands", "pyptx._inst", "pyptx.types", "__future__")
+                for v in vars(importlib.import_module(m)).values()}
+    found = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or inspect.ismodule(value) or (
+                id(value) in borrowed and module.__name__ != "pyptx.types"):
+            continue
+        if inspect.isfunction(value) or inspect.isclass(value):
+            origin = getattr(value, "__module__", "") or ""
+            if origin != module.__name__ and not (facade and origin.startswith("pyptx")):
+                continue
+        found.append(name)
+    return sorted(found)
 
 
 def _members(obj):
@@ -67,10 +83,15 @@ def _kind(obj) -> str:
 def _section(lines, name, obj, depth):
     kind = _kind(obj)
     head = "#" * depth
+    if inspect.ismodule(obj):
+        lines.append(f"{head} `{name}`\n")
+        lines.append(f"*module* `{obj.__name__}`: see its page.\n")
+        return
     if kind in ("function", "helper", "class"):
         lines.append(f"{head} `{name}{_signature(obj)}`\n")
     elif kind == "constant":
-        lines.append(f"{head} `{name} = {obj!r}`\n")
+        # Without object addresses, so the page is the same on each run.
+        lines.append(f"{head} `{name} = {re.sub(r' at 0x[0-9a-f]+', '', repr(obj))}`\n")
         return
     else:
         lines.append(f"{head} `{name}`\n")
