@@ -13,7 +13,7 @@ import torch
 
 from examples.ampere import gemm as ampere_gemm
 from examples.blackwell import tcgen05_alloc_mma, tcgen05_cp_shift, tcgen05_ld_st
-from examples.hopper import gemm as hopper_gemm
+from examples.hopper import gemm_tma_wgmma as hopper_gemm
 from examples.hopper import tma_pipeline
 
 SM90 = torch.cuda.get_device_capability() >= (9, 0)

@@ -1,4 +1,4 @@
-"""examples/hopper/gemm.py: traces at several shapes, assembles for sm_90a,
+"""examples/hopper/gemm_tma_wgmma.py: traces at several shapes, assembles for sm_90a,
 uses the layer's helpers (TMA loads into 128B-swizzled wgmma tiles, wgmma
 with descriptors stepped along K, mbarrier ring), runs on dynamic shared
 memory, refuses shapes off the tile, and prints its PTX as a script."""
@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from examples.hopper import gemm
+from examples.hopper import gemm_tma_wgmma as gemm
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -48,6 +48,6 @@ def test_reference():
 
 
 def test_script_prints_ptx():
-    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples/hopper/gemm.py")],
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples/hopper/gemm_tma_wgmma.py")],
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith(".version") and ".visible .entry gemm(" in out

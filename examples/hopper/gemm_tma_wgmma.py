@@ -15,7 +15,7 @@ the layout wgmma reads without transposing). One CTA of one warpgroup
 Correct before fast: one warpgroup, a wait after each stage's wgmmas. The
 stages take 72 KiB, so the kernel runs on dynamic shared memory.
 
-    python examples/hopper/gemm.py [M N K]    # prints the PTX
+    python examples/hopper/gemm_tma_wgmma.py [M N K]    # prints the PTX
 """
 from __future__ import annotations
 
