@@ -75,7 +75,10 @@ class SharedAlloc:
     As an operand it is its address value (``mov.u32 %r, smem_0;``, in
     dynamic mode ``mov.u32 %r, dyn_smem+1024;``); ``_inst.as_address`` gives
     ``[symbol+byte_offset]``. ``alloc[i]`` is a :class:`SharedSlice`,
-    the address of stage i (slices along the first dimension);
+    the address of stage i (slices along the first dimension; a wgmma tile
+    of shape (M, K) or (K, N), with no stage dimension, is one stage, so
+    ``tile[0]`` is the whole tile, as the original's TMA idiom
+    ``dst=sA[0]`` means);
     ``alloc[i, j, ...]`` with one index per dimension loads an element and
     ``alloc[i, j, ...] = v`` stores one (see :meth:`__getitem__`).
     """
@@ -98,9 +101,22 @@ class SharedAlloc:
         return self.gmma_major
 
     @property
+    def unstaged_tile(self) -> bool:
+        """A wgmma tile without stage dimensions (shape (M, K) or (K, N))."""
+        return self.gmma_layout is not None and len(self.shape) == 2
+
+    @property
+    def stage_count(self) -> int:
+        """How many stages ``alloc[i]`` indexes: the first dimension, except
+        for an :attr:`unstaged_tile`, which is one stage (the whole tile)."""
+        if self.unstaged_tile or not self.shape:
+            return 1
+        return self.shape[0]
+
+    @property
     def stage_bytes(self) -> int:
-        """Bytes of one slice along the first dimension."""
-        return self.nbytes // self.shape[0] if self.shape else self.nbytes
+        """Bytes of one stage (see :attr:`stage_count`)."""
+        return self.nbytes // self.stage_count
 
     def __getitem__(self, index):
         """``alloc[stage]`` -> :class:`SharedSlice` (stage an int, or a
@@ -129,7 +145,7 @@ class SharedAlloc:
         _store(self.dtype, _element_address(self, self.shape, index), value)
 
     def __iter__(self):
-        return (SharedSlice(self, i) for i in range(self.shape[0]))
+        return (SharedSlice(self, i) for i in range(self.stage_count))
 
     def __ptx_address__(self) -> Address:
         return Address(self.symbol, self.byte_offset)
@@ -163,15 +179,17 @@ class SharedSlice(Address):
 
     def __init__(self, alloc: SharedAlloc, stage):
         from pyptx.reg import Reg
-        count = alloc.shape[0]
+        count = alloc.stage_count
         if isinstance(stage, Reg):
             base = _index_register(stage, f"{alloc.name}[stage]")
             address = _mad_chain(alloc.symbol, [(base, alloc.stage_bytes)])
             Address.__init__(self, address, alloc.byte_offset)
         elif isinstance(stage, int) and not isinstance(stage, bool):
             if not 0 <= stage < count:
+                unstaged = (" (a wgmma tile without a stage dimension is one stage; "
+                            "allocate (STAGES, M, K) for more)" if count == 1 else "")
                 fail(f"{alloc.name}[{stage}]: stage out of range 0..{count - 1} "
-                     f"(shape {alloc.shape})")
+                     f"(shape {alloc.shape}){unstaged}")
             Address.__init__(self, alloc.symbol,
                              alloc.byte_offset + stage * alloc.stage_bytes)
         else:
@@ -184,7 +202,8 @@ class SharedSlice(Address):
 
     @property
     def shape(self) -> tuple:
-        return self.alloc.shape[1:]
+        alloc = self.alloc
+        return alloc.shape if alloc.unstaged_tile else alloc.shape[1:]
 
     @property
     def nbytes(self) -> int:
@@ -447,6 +466,7 @@ def alloc_with_layout(dtype, shape, swizzle: str | None = None, align: int | Non
         ctx.add_shared(name, "b8", a.nbytes, align, loc=user_loc())
     else:
         a.symbol, a.byte_offset = symbol, offset
+        a.name = CarvedName(name, symbol, offset)
     _state()["names"][name] = a
     return a
 
@@ -529,6 +549,29 @@ def base(name=None):
     else:
         emit("mov.u32", out, _Symbol(address.base, address.offset))
     return out
+
+
+class CarvedName(str):
+    """The name of an allocation carved from ``dyn_smem``: the name text,
+    which declares no PTX variable, so used as an operand
+    (``ptx.inst.mov.b32(r, sP.name)``, the original's way to take a tile's
+    address) it stands for the allocation's address ``dyn_smem+offset``,
+    as it does in static mode, where the name is the variable."""
+
+    def __new__(cls, name, symbol, offset):
+        self = super().__new__(cls, name)
+        self.symbol, self.offset = symbol, offset
+        return self
+
+    def __ptx_operand__(self, ftype):
+        return _symbol_operand(self.symbol, self.offset)
+
+    def __ptx_address__(self) -> Address:
+        return Address(self.symbol, self.offset)
+
+    def __ptx_symbol__(self):
+        fail(f"{str(self)} lives at {self.symbol}+{self.offset}: take its address "
+             f"with ptx.addr(...), not Address({str(self)!r})")
 
 
 class _Symbol:

@@ -367,6 +367,94 @@ def test_wgmma_tile_carries_the_gmma_layout(assemble):
     assert ".shared .align 2048 .b8 smem_1[2048];" in text
 
 
+
+def test_wgmma_tile_without_stage_dimension_is_one_stage(assemble):
+    """The original's idiom dst=sA[0] for an (M, K) tile means the whole tile:
+    a wgmma tile has stage dimensions only before its last two."""
+    from pyptx.specs import Tile
+    seen = {}
+
+    @kernel(arch="sm_90a", in_specs=(Tile.wgmma_a(128, 64, bf16, tile_m=64, tile_k=16),),
+            block=(128, 1, 1))
+    def k(A):
+        sA = smem.wgmma_tile(bf16, (64, 16), major="K")
+        staged = smem.wgmma_tile(bf16, (2, 64, 16), major="K")
+        rows = smem.alloc(bf16, (64, 16))
+        bar = smem.mbarrier(1)
+        seen.update(sA=sA, staged=staged, rows=rows, s0=sA[0], t1=staged[1], r1=rows[1])
+        ptx.mbarrier.init(bar[0], 1)
+        ptx.mbarrier.arrive_expect_tx(bar[0], 64 * 16 * 2)
+        ptx.cp.async_.bulk.tensor_2d(dst=sA[0], src=A.tma_desc(), coord=(0, 0), mbar=bar[0])
+        ptx.ret()
+
+    text = k.ptx()
+    assemble(text)
+    sA, staged, rows = seen["sA"], seen["staged"], seen["rows"]
+    assert (sA.stage_count, sA.stage_bytes, sA.unstaged_tile) == (1, 2048, True)
+    assert (seen["s0"].nbytes, seen["s0"].shape, seen["s0"].offset) == (2048, (64, 16), 0)
+    assert len(list(sA)) == 1
+    # A staged tile and a plain allocation slice along their first dimension.
+    assert (staged.stage_count, seen["t1"].offset, seen["t1"].shape) == (2, 2048, (64, 16))
+    assert (rows.stage_count, seen["r1"].offset, seen["r1"].shape) == (64, 32, (16,))
+    assert re.search(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.tile"
+                     r"\.mbarrier::complete_tx::bytes \[smem_0\], \[%rd\d+, \{0, 0\}\], "
+                     r"\[mbar_0\];", text), text
+
+
+def test_wgmma_tile_without_stage_dimension_has_only_stage_0():
+    def k():
+        sA = smem.wgmma_tile(bf16, (64, 16), major="K")
+        sA[1]  # <- unstaged-1
+
+    raises_at(k, "# <- unstaged-1", "stage out of range 0..0",
+              "a wgmma tile without a stage dimension is one stage")
+
+
+def test_name_of_a_carved_allocation_stands_for_its_address(assemble):
+    """In dynamic mode the name declares no variable; used as an operand (the
+    original's mov.b32 r, sP.name) it is the allocation's address."""
+    seen = {}
+
+    def k():
+        get_ctx().dynamic_smem = True
+        smem.alloc(f32, (16, 32))
+        t = smem.wgmma_tile(bf16, (64, 64), major="K")
+        seen["t"] = t
+        r = reg.scalar(u32)
+        ptx.inst.mov.b32(r, t.name)
+        ptx.inst.ld.shared.b32(reg.scalar(u32), ptx.addr(t.name, 4))
+        ptx.ret()
+
+    text = trace(k)
+    assemble(text)
+    t = seen["t"]
+    assert t.name == "smem_1" and isinstance(t.name, str) and f"{t.name}" == "smem_1"
+    assert body(text) == ["mov.b32 %r0, dyn_smem+2048;",
+                          "ld.shared.b32 %r1, [dyn_smem+2052];", "ret;"]
+
+
+def test_static_allocation_name_is_the_variable(assemble):
+    def k():
+        t = smem.wgmma_tile(bf16, (64, 64), major="K")
+        assert type(t.name) is str
+        ptx.inst.mov.b32(reg.scalar(u32), t.name)
+        ptx.ret()
+
+    text = trace(k)
+    assemble(text)
+    assert body(text) == ["mov.b32 %r0, smem_0;", "ret;"]
+
+
+def test_name_of_a_carved_allocation_is_no_bare_symbol():
+    def k():
+        get_ctx().dynamic_smem = True
+        smem.alloc(f32, 8)
+        b = smem.alloc(f32, 8)
+        ptx.inst.ld.shared.f32(reg.scalar(f32), Address(b.name))  # <- bare-name
+        ptx.ret()
+
+    raises_at(k, "# <- bare-name", "lives at dyn_smem+128", "ptx.addr")
+
 # -- apply_swizzle -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("mode,mask", [("128B", 896), ("64B", 384), ("32B", 128)])
