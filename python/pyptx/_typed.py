@@ -11,7 +11,7 @@ selects the original's form. Every wrapper takes ``pred=p`` / ``pred=~p``
 (setp's original form calls it ``pred_negate``) and returns the destination.
 
 Where a type PTX does not take for that instruction is given, the wrapper
-emits the instruction meant (docs/deviations/core.md): arithmetic on
+emits the instruction meant (docs/design.md, 13.1): arithmetic on
 ``.bN`` uses ``.uN`` (``add.b32`` -> ``add.u32``), bitwise operations and
 ``shl`` on ``.uN/.sN`` use ``.bN``, integer ``mul``/``mad`` default to
 ``.lo``, float ``mad`` is ``mad.rn``, ordered ``setp`` on ``.bN`` compares
