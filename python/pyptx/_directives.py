@@ -12,7 +12,7 @@ import re
 
 from pyptx import types as T
 from pyptx._trace import get_ctx, user_loc
-from pyptx.errors import KernelError, from_native
+from pyptx.errors import KernelError
 
 _STATE_SPACES = ("global", "shared", "const", "local", "param")
 _LINKAGES = ("visible", "extern", "weak", "common")

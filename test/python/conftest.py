@@ -54,3 +54,28 @@ def line_of(path, marker):
             if marker in text and "line_of(" not in text:
                 return number
     raise AssertionError(f"marker {marker!r} not in {path}")
+
+
+def mark():
+    """A marker instruction (membar.cta) that `between` splits the PTX at."""
+    from pyptx import ptx
+    ptx.inst.membar.cta()
+
+
+def between(text):
+    """The instruction lines between the first two `mark()`s of a kernel."""
+    lines = [l.strip() for l in text.splitlines()]
+    first = lines.index("membar.cta;")
+    second = lines.index("membar.cta;", first + 1)
+    return lines[first + 1:second]
+
+
+def error_in(path, k, marker):
+    """Traces `k`, expects a KernelError at the line of `path` holding
+    `marker`; returns its message."""
+    from pyptx.errors import KernelError
+    with pytest.raises(KernelError) as info:
+        k.ptx()
+    assert info.value.line == line_of(path, marker), str(info.value)
+    assert os.path.samefile(info.value.file, path)
+    return info.value.message

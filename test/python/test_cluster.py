@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import line_of
+from conftest import between, line_of, mark
 from pyptx import KernelError, kernel, ptx, reg, smem
 from pyptx.types import u16, u32, u64
 
@@ -15,15 +15,8 @@ def ckernel(arch="sm_90a"):
     return kernel(grid=(2, 1, 1), block=(128, 1, 1), cluster=(2, 1, 1), arch=arch)
 
 
-def mark():
-    ptx.inst.membar.cta()
 
 
-def between(text):
-    lines = [l.strip() for l in text.splitlines()]
-    first = lines.index("membar.cta;")
-    second = lines.index("membar.cta;", first + 1)
-    return lines[first + 1:second]
 
 
 def test_cluster_barriers(assemble):

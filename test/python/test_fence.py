@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from conftest import line_of
+from conftest import between, line_of, mark
 from pyptx import KernelError, kernel, ptx, reg
 from pyptx.hw.fence import NamedBarrier, named_barrier
 from pyptx.types import u32
@@ -12,15 +12,8 @@ from pyptx.types import u32
 HERE = os.path.abspath(__file__)
 
 
-def mark():
-    ptx.inst.membar.cta()
 
 
-def between(text):
-    lines = [l.strip() for l in text.splitlines()]
-    first = lines.index("membar.cta;")
-    second = lines.index("membar.cta;", first + 1)
-    return lines[first + 1:second]
 
 
 def test_fences(assemble):

@@ -1,17 +1,19 @@
 """ptx.mbarrier (pyptx.hw.mbarrier): each helper's instruction, the wait loop,
 barrier arrays and their slots, PipelineState, the transaction-byte ledger,
 and the mistakes caught at the author's line."""
+import functools
 import os
 
 import pytest
 
-from conftest import line_of
-from pyptx import KernelError, Tile, kernel, ptx, reg, smem
+from conftest import between, error_in, mark
+from pyptx import Tile, kernel, ptx, reg, smem
 from pyptx._trace import get_ctx
 from pyptx.hw.mbarrier import (BarrierArray, PipelineState, note_complete_tx, pipeline)
 from pyptx.types import b64, f32, s32, u32, u64
 
 HERE = os.path.abspath(__file__)
+error_at = functools.partial(error_in, HERE)
 
 
 def tkernel(*specs, arch="sm_90a", version=None):
@@ -19,23 +21,10 @@ def tkernel(*specs, arch="sm_90a", version=None):
                   arch=arch, version=version)
 
 
-def mark():
-    ptx.inst.membar.cta()
 
 
-def between(text):
-    lines = [l.strip() for l in text.splitlines()]
-    first = lines.index("membar.cta;")
-    second = lines.index("membar.cta;", first + 1)
-    return lines[first + 1:second]
 
 
-def error_at(k, marker):
-    with pytest.raises(KernelError) as info:
-        k.ptx()
-    assert info.value.line == line_of(HERE, marker), str(info.value)
-    assert os.path.samefile(info.value.file, HERE)
-    return info.value.message
 
 
 # -- one instruction per helper ----------------------------------------------------------

@@ -2,6 +2,7 @@
 .shared_cta_global_tile), the ptx.cp.async_.bulk.tensor namespace, commit /
 wait groups, ptx.cp.async_bulk, ptx.tma; the checks at the author's line;
 and the example examples/hopper/tma_pipeline.py."""
+import functools
 import os
 import re
 import sys
@@ -9,11 +10,12 @@ import sys
 import numpy as np
 import pytest
 
-from conftest import line_of
+from conftest import between, error_in, mark
 from pyptx import KernelError, Tile, kernel, ptx, reg, smem
 from pyptx.types import f32, s32, u16, u32, u64
 
 HERE = os.path.abspath(__file__)
+error_at = functools.partial(error_in, HERE)
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
@@ -24,24 +26,10 @@ def tkernel(*specs, arch="sm_90a", version=None, block=128):
                   arch=arch, version=version)
 
 
-def mark():
-    ptx.inst.membar.cta()
 
 
-def between(text):
-    """The instruction lines between the two membar.cta markers."""
-    lines = [l.strip() for l in text.splitlines()]
-    first = lines.index("membar.cta;")
-    second = lines.index("membar.cta;", first + 1)
-    return lines[first + 1:second]
 
 
-def error_at(k, marker):
-    with pytest.raises(KernelError) as info:
-        k.ptx()
-    assert info.value.line == line_of(HERE, marker), str(info.value)
-    assert os.path.samefile(info.value.file, HERE)
-    return info.value.message
 
 
 LOAD = "cp.async.bulk.tensor.{n}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
