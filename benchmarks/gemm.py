@@ -1,0 +1,420 @@
+#!/usr/bin/env python3
+"""TFLOP/s of the Hopper GEMMs (examples/hopper/gemm.py, grouped_gemm.py)
+beside PyTorch (cuBLAS torch.matmul; torch._grouped_mm where the installed
+PyTorch has it, else a per-expert loop of matmuls), measured in the same
+process with CUDA events.
+
+Per shape: fresh random bf16 inputs (normal, never zeros), several input
+sets rotated so that the data read per call is not served from L2, a
+warm-up, then --reps calls timed one by one with CUDA events (enqueued
+behind a sleep kernel, so host launch time does not leak into the
+numbers); the figure is the median. Each side is timed twice (ours, theirs,
+ours, theirs) and both medians are kept: their difference is the noise.
+Every timed output of ours is also checked against a float32 reference
+(relative Frobenius error; a NaN fails).
+
+Each variant runs in its own process with a time limit, so a kernel that
+hangs costs its limit and not the run. Prints a table and writes
+gemm.csv, gemm.json and gemm.png (matplotlib; if it is missing the CSV
+says it all) under --out.
+
+usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
+               [--skip-grouped] [--quick]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+
+DENSE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (6144, 6144, 6144),
+                (8192, 8192, 8192), (8192, 8192, 1024)]
+QUICK_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096)]
+
+# name -> build_gemm keyword arguments
+VARIANTS = {
+    "auto": dict(),                                          # build_gemm's defaults
+    "c2": dict(cluster=2),                                   # 4 stages, epilogue in 2 chunks
+    "c1": dict(cluster=1),
+    "c2_nopf": dict(cluster=2, prefetch=False),
+    "c1_nopf": dict(cluster=1, prefetch=False),
+    "c1_g16": dict(cluster=1, group_m=16),
+    "c2_noL2p": dict(cluster=2, l2_promotion="none"),
+    "c2_tma3": dict(cluster=2, stages=3),                    # whole-tile epilogue
+    "c2_direct": dict(cluster=2, epilogue="direct"),
+}
+DEFAULT_VARIANTS = ["auto", "c1", "c2"]
+
+UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
+UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),
+                    "uniform_s4": dict(stages=4)}
+MOE_SHAPES = [(8, 4096, 4096, 7168), (64, 512, 1536, 2048), (128, 512, 768, 2048)]
+# G, tokens per expert (mean), N, K
+
+
+# -- timing (child processes) ----------------------------------------------------------
+
+def _torch():
+    import torch
+    return torch
+
+
+def time_calls(calls, reps):
+    """Median milliseconds of one call; calls[i % len(calls)] runs i-th."""
+    torch = _torch()
+    # warm-up: every input set, then at least 10 calls and 20 ms (a library's
+    # first calls in a process can be several times slower)
+    t0, done = time.perf_counter(), 0
+    while done < 10 + len(calls) or time.perf_counter() - t0 < 0.02:
+        calls[done % len(calls)]()
+        done += 1
+        if done % 10 == 0:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    torch.cuda._sleep(20_000_000)   # ~10 ms of GPU time: the host enqueues meanwhile
+    for i in range(reps):
+        starts[i].record()
+        calls[i % len(calls)]()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def _sets(nbytes_per_set, max_sets=8):
+    """How many input sets to rotate so that together they pass 2x L2."""
+    torch = _torch()
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+    return max(2, min(max_sets, math.ceil(2 * l2 / nbytes_per_set)))
+
+
+def rel_err(out, ref):
+    out = out.float()
+    if torch_isnan(out):
+        return float("nan")
+    return ((out - ref).norm() / ref.norm()).item()
+
+
+def torch_isnan(x):
+    return bool(_torch().isnan(x).any().item())
+
+
+def run_dense(variant, shapes, reps):
+    torch = _torch()
+    from examples.hopper import gemm
+    kwargs = VARIANTS[variant]
+    rows = []
+    for M, N, K in shapes:
+        row = dict(kind="dense", variant=variant, shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
+                   flops=2 * M * N * K)
+        try:
+            t0 = time.time()
+            k = gemm.build_gemm(M, N, K, **kwargs)
+            k.module()
+            row["build_s"] = round(time.time() - t0, 2)
+            n = _sets((M * K + N * K) * 2)
+            a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+            b = [torch.randn(N, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+            c = k(a[0], b[0])
+            torch.cuda.synchronize()
+            row["rel_err"] = rel_err(c, a[0].float() @ b[0].float().T)
+            del c
+            ours = [lambda i=i: k(a[i], b[i]) for i in range(n)]
+            theirs = [lambda i=i: torch.matmul(a[i], b[i].T) for i in range(n)]
+            t = [time_calls(ours, reps), time_calls(theirs, reps),
+                 time_calls(ours, reps), time_calls(theirs, reps)]
+            row.update(ours_ms=[t[0], t[2]], ref_ms=[t[1], t[3]])
+            row["ours_tflops"] = row["flops"] / statistics.mean(row["ours_ms"]) / 1e9
+            row["ref_tflops"] = row["flops"] / statistics.mean(row["ref_ms"]) / 1e9
+            row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
+            del a, b
+        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        rows.append(row)
+        print("RESULT " + json.dumps(row), flush=True)
+    return rows
+
+
+def _grouped_mm():
+    torch = _torch()
+    return getattr(torch, "_grouped_mm", None)
+
+
+def run_grouped(reps, quick=False, uniform_variants=False):
+    torch = _torch()
+    from examples.hopper import grouped_gemm as gg
+    gmm = _grouped_mm()
+    for (G, M, N, K), variant in [(s, v) for s in UNIFORM_SHAPES for v in
+                                  (UNIFORM_VARIANTS if uniform_variants else ["uniform"])]:
+        row = dict(kind="grouped_uniform", variant=variant, shape=f"G{G} M{M} N{N} K{K}",
+                   G=G, M=M, N=N, K=K, flops=2 * G * M * N * K)
+        try:
+            k = gg.build_grouped_gemm_uniform(G, M, N, K, **UNIFORM_VARIANTS[variant])
+            n = _sets(G * (M * K + K * N) * 2)
+            a = [torch.randn(G * M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+            b = [torch.randn(G * K, N, device="cuda").to(torch.bfloat16) for _ in range(n)]
+            c = k(a[0], b[0])
+            torch.cuda.synchronize()
+            ref = torch.bmm(a[0].float().view(G, M, K), b[0].float().view(G, K, N))
+            row["rel_err"] = rel_err(c.view(G, M, N), ref)
+            ours = [lambda i=i: k(a[i], b[i]) for i in range(n)]
+            ref_name, theirs = "torch.bmm", [
+                lambda i=i: torch.bmm(a[i].view(G, M, K), b[i].view(G, K, N)) for i in range(n)]
+            if gmm is not None:
+                # torch's preferred B layout may be column-major: try both
+                b_cm = [x.view(G, K, N).transpose(-2, -1).contiguous().transpose(-2, -1)
+                        for x in b]
+                for label, bs in (("", [x.view(G, K, N) for x in b]), (" (B col-major)", b_cm)):
+                    try:
+                        gmm(a[0].view(G, M, K), bs[0])
+                        ref_name = "torch._grouped_mm" + label
+                        theirs = [lambda i=i, bs=bs: gmm(a[i].view(G, M, K), bs[i])
+                                  for i in range(n)]
+                        break
+                    except Exception as e:  # noqa: BLE001
+                        row["grouped_mm_error"] = str(e)[:200]
+            t = [time_calls(ours, reps), time_calls(theirs, reps),
+                 time_calls(ours, reps), time_calls(theirs, reps)]
+            _finish(row, t, ref_name)
+            row["loop_tflops"] = row["flops"] / time_calls(
+                [lambda i=i: [a[i][g * M:(g + 1) * M] @ b[i][g * K:(g + 1) * K]
+                              for g in range(G)] for i in range(n)], reps) / 1e9
+        except Exception as e:  # noqa: BLE001
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        print("RESULT " + json.dumps(row), flush=True)
+
+    shapes = MOE_SHAPES[1:] if quick else MOE_SHAPES
+    gen = torch.Generator().manual_seed(0)
+    for G, M, N, K in shapes:
+        for split in ("equal", "random"):
+            T = G * M
+            if split == "equal":
+                counts = [M] * G
+            else:   # a multinomial routing: uneven, not multiples of the tile
+                picks = torch.randint(0, G, (T,), generator=gen)
+                counts = torch.bincount(picks, minlength=G).tolist()
+            offs_list = [sum(counts[:g + 1]) for g in range(G)]
+            row = dict(kind="grouped_moe", variant=split, shape=f"G{G} M{M} N{N} K{K}",
+                       G=G, M=M, N=N, K=K, flops=2 * T * N * K)
+            try:
+                k = gg.build_grouped_gemm(T, N, K, G)
+                n = _sets((T * K + G * N * K) * 2, max_sets=4)
+                offs = torch.tensor(offs_list, dtype=torch.int32, device="cuda")
+                a = [torch.randn(T, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+                b = [torch.randn(G, N, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+                c = k(a[0], b[0].view(G * N, K), offs)
+                torch.cuda.synchronize()
+                row["rel_err"] = _moe_err(c, a[0], b[0], offs_list)
+                ours = [lambda i=i: k(a[i], b[i].view(G * N, K), offs) for i in range(n)]
+                ref_name, theirs = "per-expert loop", [
+                    lambda i=i: _moe_loop(a[i], b[i], offs_list) for i in range(n)]
+                if gmm is not None:
+                    # B (G, N, K) seen as (G, K, N) column-major, else a row-major copy
+                    for label, bs in (("", [x.transpose(-2, -1) for x in b]),
+                                      (" (B row-major)",
+                                       [x.transpose(-2, -1).contiguous() for x in b])):
+                        try:
+                            gmm(a[0], bs[0], offs=offs)
+                            ref_name = "torch._grouped_mm" + label
+                            theirs = [lambda i=i, bs=bs: gmm(a[i], bs[i], offs=offs)
+                                      for i in range(n)]
+                            break
+                        except Exception as e:  # noqa: BLE001
+                            row["grouped_mm_error"] = str(e)[:200]
+                t = [time_calls(ours, reps), time_calls(theirs, reps),
+                     time_calls(ours, reps), time_calls(theirs, reps)]
+                _finish(row, t, ref_name)
+                row["loop_tflops"] = row["flops"] / time_calls(
+                    [lambda i=i: _moe_loop(a[i], b[i], offs_list) for i in range(n)],
+                    max(5, reps // 4)) / 1e9
+                del a, b
+            except Exception as e:  # noqa: BLE001
+                row["error"] = f"{type(e).__name__}: {e}"[:500]
+            torch.cuda.empty_cache()
+            print("RESULT " + json.dumps(row), flush=True)
+
+
+def _moe_loop(a, b, offs_list):
+    start, outs = 0, []
+    for g, end in enumerate(offs_list):
+        outs.append(a[start:end] @ b[g].T)
+        start = end
+    return outs
+
+
+def _moe_err(c, a, b, offs_list):
+    torch = _torch()
+    ref = torch.cat([o.float() for o in _moe_loop(a.float(), b.float(), offs_list)])
+    return rel_err(c[:offs_list[-1]], ref)
+
+
+def _finish(row, t, ref_name):
+    row.update(ours_ms=[t[0], t[2]], ref_ms=[t[1], t[3]], ref=ref_name)
+    row["ours_tflops"] = row["flops"] / statistics.mean(row["ours_ms"]) / 1e9
+    row["ref_tflops"] = row["flops"] / statistics.mean(row["ref_ms"]) / 1e9
+    row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
+
+
+# -- the parent: children, table, files ----------------------------------------------------
+
+def child(args):
+    torch = _torch()
+    torch.manual_seed(0)
+    if args.child == "grouped":
+        run_grouped(args.reps, args.quick, args.uniform_variants)
+    else:
+        run_dense(args.child, QUICK_SHAPES if args.quick else DENSE_SHAPES, args.reps)
+
+
+def spawn(name, args):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--reps",
+           str(args.reps)] + (["--quick"] if args.quick else []) + (
+               ["--uniform-variants"] if args.uniform_variants else [])
+    t0 = time.time()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        out, err, status = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, status = f"timed out after {args.timeout} s (a hang?)", "timeout"
+    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
+    print(f"[{name}] exit {status} in {time.time() - t0:.0f} s, {len(rows)} results",
+          flush=True)
+    if status != 0:
+        print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+    return rows, status == "timeout"
+
+
+def fmt(x, spec=".1f"):
+    return "-" if x is None else format(x, spec)
+
+
+def table(rows):
+    lines = [f"{'kind':16} {'variant':10} {'shape':26} {'ours TF/s':>10} {'ref TF/s':>9} "
+             f"{'ratio':>6} {'ours ms (2 runs)':>19} {'rel err':>8}  ref"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['kind']:16} {r['variant']:10} {r['shape']:26} ERROR {r['error']}")
+            continue
+        ms = "/".join(f"{t:.4f}" for t in r["ours_ms"])
+        lines.append(f"{r['kind']:16} {r['variant']:10} {r['shape']:26} "
+                     f"{fmt(r['ours_tflops']):>10} {fmt(r['ref_tflops']):>9} "
+                     f"{fmt(r['ratio'], '.3f'):>6} {ms:>19} {fmt(r.get('rel_err'), '.1e'):>8}"
+                     f"  {r.get('ref', 'cuBLAS')}"
+                     + (f" (loop {r['loop_tflops']:.1f})" if "loop_tflops" in r else ""))
+    return "\n".join(lines)
+
+
+def write_files(rows, out, device):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "gemm.json"), "w") as f:
+        json.dump(dict(device=device, rows=rows), f, indent=1)
+    keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
+            "loop_tflops", "rel_err", "ours_ms", "ref_ms", "error"]
+    with open(os.path.join(out, "gemm.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no PNG, see gemm.csv")
+        return
+    dense = [r for r in rows if r["kind"] == "dense" and "error" not in r]
+    other = [r for r in rows if r["kind"] != "dense" and "error" not in r]
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.5))
+    ax = axes[0]
+
+    def series(rs, square):
+        rs = sorted((r for r in rs if (r["M"] == r["N"] == r["K"]) == square),
+                    key=lambda r: r["flops"])
+        return [r["flops"] / 1e9 for r in rs], rs
+
+    variants = sorted({r["variant"] for r in dense})
+    for i, variant in enumerate(variants):
+        mine = [r for r in dense if r["variant"] == variant]
+        x, rs = series(mine, True)
+        line, = ax.plot(x, [r["ours_tflops"] for r in rs], "o-", label=f"pyptx {variant}")
+        x, rs = series(mine, False)
+        ax.plot(x, [r["ours_tflops"] for r in rs], "^", color=line.get_color())
+    if dense:
+        first = [r for r in dense if r["variant"] == variants[0]]
+        x, rs = series(first, True)
+        ax.plot(x, [r["ref_tflops"] for r in rs], "s--", color="k",
+                label="cuBLAS (torch.matmul)")
+        for r in rs:
+            ax.annotate(f"{r['M']}^3", (r["flops"] / 1e9, r["ref_tflops"]), fontsize=7)
+        x, rs = series(first, False)
+        ax.plot(x, [r["ref_tflops"] for r in rs], "^", color="k",
+                label="non-square (triangles): " + ", ".join(r["shape"] for r in rs))
+    ax.set_xscale("log")
+    ax.set_xlabel("GFLOP per call (2MNK)")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"bf16 GEMM, f32 accumulate\n{device}", fontsize=9)
+    ax.legend()
+    ax = axes[1]
+    labels = [f"{r['shape']}\n{r['variant']}" for r in other]
+    x = range(len(other))
+    ax.bar([i - 0.2 for i in x], [r["ours_tflops"] for r in other], 0.4, label="pyptx")
+    ax.bar([i + 0.2 for i in x], [r["ref_tflops"] for r in other], 0.4,
+           label="torch._grouped_mm / bmm")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels(labels, fontsize=6, rotation=30, ha="right")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("grouped GEMM")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "gemm.png"), dpi=120)
+    print(f"wrote {os.path.join(out, 'gemm.png')}")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="benchmark_out")
+    p.add_argument("--variants", default=",".join(DEFAULT_VARIANTS),
+                   help=f"comma-separated, of {', '.join(VARIANTS)} (or 'all')")
+    p.add_argument("--reps", type=int, default=40)
+    p.add_argument("--timeout", type=int, default=120, help="seconds per child process")
+    p.add_argument("--skip-grouped", action="store_true")
+    p.add_argument("--quick", action="store_true", help="fewer shapes")
+    p.add_argument("--uniform-variants", action="store_true",
+                   help="also time the uniform grouped kernel's variants")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.child:
+        return child(args)
+    torch = _torch()
+    prop = torch.cuda.get_device_properties(0)
+    device = (f"{prop.name}, {prop.multi_processor_count} SMs, torch {torch.__version__}, "
+              f"{time.strftime('%Y-%m-%d')}")
+    print(device, flush=True)
+    names = list(VARIANTS) if args.variants == "all" else args.variants.split(",")
+    rows, hangs = [], 0
+    for name in names + ([] if args.skip_grouped else ["grouped"]):
+        if hangs >= 2:
+            print(f"[{name}] skipped: two children hung already", flush=True)
+            continue
+        got, hung = spawn(name, args)
+        rows += got
+        hangs += hung
+    print(table(rows))
+    write_files(rows, args.out, device)
+
+
+if __name__ == "__main__":
+    main()

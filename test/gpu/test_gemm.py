@@ -1,0 +1,192 @@
+"""The persistent warp-specialised Hopper GEMM (examples/hopper/gemm.py) and
+the grouped GEMMs (examples/hopper/grouped_gemm.py) on the GPU: random
+bf16 data, a float64 reference, the output memory poisoned with NaN before
+each launch (so an element left unwritten fails), relative error <= 1e-2
+(bf16 out) / 1e-4 (f32 out). Shapes include non-square ones, several tiles
+per CTA (a small persistent grid: the ring wraps across tiles), both B
+layouts, 1- and 2-CTA clusters, both epilogues, and for the grouped kernel
+uneven tokens per expert (empty experts, partial tiles). Also: the SASS
+holds HGMMA and no local-memory traffic."""
+import os
+import re
+import sys
+
+if __name__ == "__main__":  # run as a script (under compute-sanitizer): find the sources
+    _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    sys.path[:0] = [os.path.join(_ROOT, "python"), _ROOT]
+
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from examples.hopper import gemm  # noqa: E402
+from examples.hopper import grouped_gemm as gg  # noqa: E402
+from pyptx.types import bf16, f32  # noqa: E402
+
+SM90 = torch.cuda.get_device_capability() >= (9, 0)
+pytestmark = pytest.mark.skipif(not SM90, reason="wgmma, TMA and clusters need sm_90a")
+
+TORCH_DTYPE = {bf16: torch.bfloat16, f32: torch.float32}
+
+
+def poisoned(shape, dtype):
+    """Frees a NaN-filled block of this shape and dtype, so that the next
+    allocation of it (the kernel's output) starts as NaN; returns its address."""
+    block = torch.full(shape, float("nan"), dtype=dtype, device="cuda")
+    torch.cuda.synchronize()
+    address = block.data_ptr()
+    del block
+    return address
+
+
+def check(out, ref, tol, poisoned_at=None, rows=None):
+    if poisoned_at is not None:
+        assert out.data_ptr() == poisoned_at, "the output did not reuse the poisoned block"
+    out = out.double()
+    if rows is not None:
+        out, ref = out[:rows], ref[:rows]
+    assert not torch.isnan(out).any(), "output elements left unwritten (still NaN)"
+    err = ((out - ref).norm() / ref.norm()).item()
+    assert err < tol, f"relative error {err:.3e} >= {tol}"
+    return err
+
+
+def tol(out_dtype):
+    return 1e-2 if out_dtype == bf16 else 1e-4
+
+
+DENSE_CASES = [
+    # M, N, K, keyword arguments
+    (256, 256, 64, dict(cluster=1)),
+    (512, 512, 256, dict(cluster=2)),
+    (768, 1024, 640, dict(cluster=2)),                         # non-square
+    (1024, 768, 1024, dict(cluster=1, epilogue="direct")),
+    (512, 1280, 512, dict(cluster=2, epilogue="direct", stages=4)),
+    (512, 768, 384, dict(cluster=2, out_dtype=f32)),
+    (384, 512, 512, dict(cluster=1, out_dtype=f32)),
+    (1024, 1024, 512, dict(cluster=2, num_sms=4)),             # 4 tiles per CTA
+    (1024, 1024, 512, dict(cluster=2, num_sms=4, prefetch=False, group_m=2)),
+    (768, 512, 320, dict(cluster=1, num_sms=3)),               # 4 tiles per CTA
+    (1024, 512, 256, dict(cluster=2, num_sms=2, epilogue="direct")),
+    (512, 768, 448, dict(cluster=2, stages=3)),                # whole-tile epilogue
+    (512, 512, 640, dict(cluster=1, stages=2, num_sms=2)),
+]
+
+
+@pytest.mark.parametrize("b_major", ["K", "MN"])
+@pytest.mark.parametrize("M,N,K,kw", DENSE_CASES)
+def test_gemm(M, N, K, kw, b_major):
+    if b_major == "MN":
+        kw = {**kw, "cluster": 1}       # an MN-major B runs without a cluster
+    out_dtype = kw.get("out_dtype", bf16)
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    if b_major == "K":
+        b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+        ref = a.double() @ b.double().T
+    else:
+        b = torch.randn(K, N, device="cuda").to(torch.bfloat16)
+        ref = a.double() @ b.double()
+    k = gemm.build_gemm(M, N, K, b_major=b_major, **kw)
+    at = poisoned((M, N), TORCH_DTYPE[out_dtype])
+    c = k(a, b)
+    torch.cuda.synchronize()
+    assert c.dtype == TORCH_DTYPE[out_dtype] and c.shape == (M, N)
+    check(c, ref, tol(out_dtype), at)
+
+
+def test_gemm_repeated_launches_agree():
+    """Same inputs, three launches: bit-identical outputs (a race would move them)."""
+    M = N = K = 1024
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+    k = gemm.build_gemm(M, N, K, num_sms=8)
+    outs = [k(a, b) for _ in range(3)]
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2])
+
+
+@pytest.mark.parametrize("G,M,N,K,out_dtype", [(8, 256, 64, 512, bf16), (3, 384, 128, 256, f32),
+                                               (2, 128, 256, 192, bf16)])
+def test_grouped_uniform(G, M, N, K, out_dtype):
+    a = torch.randn(G * M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(G * K, N, device="cuda").to(torch.bfloat16)
+    ref = torch.bmm(a.double().view(G, M, K), b.double().view(G, K, N)).reshape(G * M, N)
+    k = gg.build_grouped_gemm_uniform(G, M, N, K, out_dtype=out_dtype)
+    at = poisoned((G * M, N), TORCH_DTYPE[out_dtype])
+    c = k(a, b)
+    torch.cuda.synchronize()
+    check(c, ref, tol(out_dtype), at)
+
+
+def moe_reference(a, b, counts):
+    G, N, K = b.shape
+    ref = torch.full((a.shape[0], N), float("nan"), dtype=torch.float64, device="cuda")
+    start = 0
+    for g, n in enumerate(counts):
+        ref[start:start + n] = a[start:start + n].double() @ b[g].double().T
+        start += n
+    return ref
+
+
+MOE_CASES = [
+    # tokens per expert, N, K, T (rows of A; extra rows past the last expert)
+    ([128, 256, 384, 128], 256, 256, 896, dict()),
+    ([100, 0, 300, 1, 77, 260], 512, 320, 760, dict()),       # partial tiles, empty expert
+    ([0, 513, 0, 255], 768, 192, 800, dict(epilogue="direct")),
+    ([130, 7, 400], 256, 512, 600, dict(out_dtype=f32)),
+    ([64] * 40, 256, 128, 2560, dict(num_sms=5)),             # many experts, few CTAs
+]
+
+
+@pytest.mark.parametrize("counts,N,K,T,kw", MOE_CASES)
+def test_grouped_variable_tokens(counts, N, K, T, kw):
+    out_dtype = kw.get("out_dtype", bf16)
+    G = len(counts)
+    a = torch.randn(T, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(G, N, K, device="cuda").to(torch.bfloat16)
+    offs = torch.tensor([sum(counts[:g + 1]) for g in range(G)], dtype=torch.int32,
+                        device="cuda")
+    k = gg.build_grouped_gemm(T, N, K, G, **kw)
+    at = poisoned((T, N), TORCH_DTYPE[out_dtype])
+    c = k(a, b.view(G * N, K), offs)
+    torch.cuda.synchronize()
+    rows = sum(counts)
+    check(c, moe_reference(a, b, counts), tol(out_dtype), at, rows=rows)
+    # rows past the last expert's end are not written
+    assert torch.isnan(c[rows:].float()).all()
+
+
+def test_sass_has_hgmma_and_no_local_memory():
+    sass = gemm.build_gemm(1024, 1024, 1024).sass()
+    opcodes = set(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass))
+    assert any(o.startswith("HGMMA") for o in opcodes), sorted(opcodes)
+    assert not any(o.startswith(("LDL", "STL")) for o in opcodes), sorted(opcodes)
+
+
+def sanitize_main():
+    """``compute-sanitizer --tool memcheck|racecheck python3 test/gpu/test_gemm.py``:
+    one small launch of each kernel (2-CTA dense, 1-CTA dense, both grouped)."""
+    torch.manual_seed(0)
+    a = torch.randn(512, 256, device="cuda").to(torch.bfloat16)
+    b = torch.randn(512, 256, device="cuda").to(torch.bfloat16)
+    ref = a.double() @ b.double().T
+    for kw in (dict(cluster=2), dict(cluster=1, epilogue="direct")):
+        c = gemm.build_gemm(512, 512, 256, num_sms=2, **kw)(a, b)
+        torch.cuda.synchronize()
+        print("dense", kw, "rel err", check(c, ref, 1e-2))
+    ga = torch.randn(2 * 256, 128, device="cuda").to(torch.bfloat16)
+    gb = torch.randn(2 * 128, 64, device="cuda").to(torch.bfloat16)
+    c = gg.build_grouped_gemm_uniform(2, 256, 64, 128, num_sms=2)(ga, gb)
+    torch.cuda.synchronize()
+    ref = torch.bmm(ga.double().view(2, 256, 128), gb.double().view(2, 128, 64)).reshape(512, 64)
+    print("grouped uniform rel err", check(c, ref, 1e-2))
+    counts = [100, 0, 200]
+    ta = torch.randn(320, 128, device="cuda").to(torch.bfloat16)
+    tb = torch.randn(3, 256, 128, device="cuda").to(torch.bfloat16)
+    offs = torch.tensor([100, 100, 300], dtype=torch.int32, device="cuda")
+    c = gg.build_grouped_gemm(320, 256, 128, 3, num_sms=2)(ta, tb.view(768, 128), offs)
+    torch.cuda.synchronize()
+    print("grouped rel err", check(c, moe_reference(ta, tb, counts), 1e-2, rows=300))
+
+
+if __name__ == "__main__":
+    sanitize_main()

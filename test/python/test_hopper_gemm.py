@@ -1,0 +1,198 @@
+"""examples/hopper/gemm.py (the persistent warp-specialised GEMM) without a
+GPU: every variant traces and assembles for sm_90a within the register
+budget (no spills), and the PTX has the structure the design needs: the
+producer/consumer split with setmaxnreg, the TMA ring with full/empty
+mbarriers, m64n256k16 wgmmas with one group left in flight, the cluster's
+multicast loads and remote frees, the stmatrix + TMA-store epilogue; the
+tile order covers every tile once; shapes off the tile are refused."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from examples.hopper import gemm
+from pyptx.types import bf16, f32
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+VARIANTS = [
+    dict(cluster=1), dict(cluster=2),
+    dict(cluster=1, epilogue="direct"), dict(cluster=2, epilogue="direct"),
+    dict(cluster=2, out_dtype=f32), dict(cluster=1, out_dtype=f32, stages=2),
+]
+
+
+def lines(text, needle):
+    return [l for l in text.splitlines() if needle in l]
+
+
+@pytest.mark.parametrize("b_major", ["K", "MN"])
+@pytest.mark.parametrize("kw", VARIANTS + [dict(cluster=1, mn_b_rank=2, l2_promotion="none", prefetch=False)], ids=lambda kw: ",".join(f"{k}={v}" for k, v in
+                                                                  kw.items()))
+def test_assembles_without_spills(kw, b_major, assemble):
+    if b_major == "MN":
+        kw = {**kw, "cluster": 1}
+    k = gemm.build_gemm(512, 768, 320, b_major=b_major, **kw)
+    m = k.module()
+    assemble(m.ptx, "sm_90a")
+    r = k.resources()
+    assert r["ok"], r["ptxas_stderr"]
+    assert r["registers"] <= 168          # the entry cap of 384 threads x 1 CTA/SM
+    assert r["spill_stores_bytes"] == 0 and r["spill_loads_bytes"] == 0
+    assert "stack frame" in r["ptxas_stderr"] and "0 bytes stack frame" in r["ptxas_stderr"]
+    assert r["smem_per_cta"] <= 227 * 1024
+    assert r["setmaxnreg_values"] == [gemm.PRODUCER_REGS, gemm.CONSUMER_REGS]
+    assert "serialized" not in r["ptxas_stderr"]   # ptxas keeps the wgmma pipeline
+
+
+def test_structure_of_the_two_cta_kernel():
+    k = gemm.build_gemm(1024, 1024, 512, cluster=2)
+    m = k.module()
+    text = m.ptx
+    assert m.block == (384, 1, 1) and m.cluster == (2, 1, 1)
+    assert m.grid == (32, 1, 1)           # 32 tiles of 128 x 256: 16 2-CTA clusters
+    assert ".reqnctapercluster 2, 1, 1" in text and ".maxntid 384, 1, 1" in text
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in text
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in text
+    # the k-loop: a peeled first k tile (scale-d 0 on its first wgmma) and the loop
+    wgmma = lines(text, "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16")
+    assert len(wgmma) == 8
+    assert sum(l.rstrip().endswith(", 0, 1, 1, 0, 0;") for l in wgmma) == 1
+    assert "wgmma.wait_group.sync.aligned 1;" in text
+    assert "wgmma.wait_group.sync.aligned 0;" in text
+    # 4 stages: full barriers count the producer, empty ones the 2 consumer
+    # warpgroups of both CTAs
+    assert k.config.stages == 4 and k.config.epi_cols == 128
+    assert len(re.findall(r"mbarrier\.init\.shared::cta\.b64 \[[^]]+\], 1;", text)) == 4
+    assert len(re.findall(r"mbarrier\.init\.shared::cta\.b64 \[[^]]+\], 4;", text)) == 4
+    assert "fence.mbarrier_init.release.cluster;" in text
+    assert text.count("barrier.cluster.arrive;") == 2       # after init, before leaving
+    # A is this CTA's; B is half-loaded by each CTA and multicast to both
+    loads = lines(text, "cp.async.bulk.tensor.2d.shared::cluster.global.tile")
+    assert len(loads) == 2 and sum(".multicast::cluster" in l for l in loads) == 1
+    assert lines(text, ".multicast::cluster")[0].rstrip().endswith("], 3;")
+    assert "mbarrier.arrive.expect_tx.shared::cta.b64 %bd0, [" in text
+    assert ", 49152;" in lines(text, "arrive.expect_tx")[0]
+    assert len(lines(text, "mapa.shared::cluster.u32")) == 2
+    assert len(lines(text, "mbarrier.arrive.shared::cluster.b64")) == 2
+    # epilogue: 16 stmatrix.x4 per tile, in two 128-column chunks, each
+    # fenced and leaving by a TMA store of a 3-d box once the last one read
+    assert len(lines(text, "stmatrix.sync.aligned.m8n8.x4.shared::cta.b16")) == 16
+    assert text.count("fence.proxy.async.shared::cta;") == 2
+    assert len(lines(text, "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group")) == 2
+    assert text.count("cp.async.bulk.wait_group.read 0;") == 2
+    c_desc = [d for d in m.tma_descs if d.tensor == "C"][0]
+    assert c_desc.box == (2, 64, 64)
+    assert m.smem <= 227 * 1024
+
+
+def test_one_cta_kernel_arrives_locally():
+    text = gemm.build_gemm(512, 512, 128, cluster=1, epilogue="direct").ptx()
+    assert "barrier.cluster" not in text and "mapa" not in text
+    assert ".multicast::cluster" not in text
+    assert len(re.findall(r"mbarrier\.init\.shared::cta\.b64 \[[^]]+\], 2;", text)) == 4
+    assert len(lines(text, "mbarrier.arrive.shared::cta.b64")) == 2
+    assert len(lines(text, "st.global.b32")) == 64        # 32 column groups x 2 rows
+    assert "cvt.rn.bf16x2.f32" in text
+
+
+def test_f32_output_stores_pairs():
+    text = gemm.build_gemm(512, 512, 128, out_dtype=f32).ptx()
+    stores = lines(text, "st.global.v2.f32")
+    assert len(stores) == 64
+    assert "[%rd" in stores[1] and "+16384]" in stores[1]  # 8 rows down: 8 * 512 * 4
+
+
+def test_mn_major_b_is_transposed_and_striped():
+    # one rank-3 box of the tile's 4 stripes per k tile, no cluster
+    m = gemm.build_gemm(512, 512, 128, b_major="MN").module()
+    assert m.cluster == (1, 1, 1)
+    wgmma = lines(m.ptx, "wgmma.mma_async")
+    assert all(l.rstrip().endswith(", 0, 1;") for l in wgmma)      # trans-b = 1
+    assert len(lines(m.ptx, "cp.async.bulk.tensor.3d.shared::cluster")) == 1
+    b_desc = [d for d in m.tma_descs if d.tensor == "B"][0]
+    assert b_desc.box == (4, 64, 64) and b_desc.swizzle == "128B"
+    assert b_desc.l2_promotion == "256B"
+    # asked for: one rank-2 box per 64-column stripe
+    m = gemm.build_gemm(512, 512, 128, b_major="MN", mn_b_rank=2).module()
+    loads = lines(m.ptx, "cp.async.bulk.tensor.2d.shared::cluster")
+    assert len(loads) == 1 + 4 and "+24576]" in loads[-1]
+    assert [d.box for d in m.tma_descs if d.tensor == "B"] == [(64, 64)]
+
+
+def test_default_cluster_follows_the_tile_count():
+    # more than 2 tiles per SM: 2-CTA clusters; one wave or an MN-major B: none
+    assert gemm.build_gemm(4096, 4096, 64).module().cluster == (2, 1, 1)
+    assert gemm.build_gemm(2048, 2048, 64).module().cluster == (1, 1, 1)
+    assert gemm.build_gemm(4096, 4096, 64, b_major="MN").module().cluster == (1, 1, 1)
+    assert gemm.build_gemm(1024, 1024, 64, num_sms=4).module().cluster == (2, 1, 1)
+
+
+def test_mn_major_b_with_a_cluster_is_refused():
+    with pytest.raises(ValueError, match="MN-major B .* runs with cluster=1"):
+        gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2)
+
+
+def test_prefetch_and_group_options():
+    text = gemm.build_gemm(1024, 1024, 128).ptx()
+    assert len(lines(text, "prefetch.tensormap")) == 3        # A, B and C descriptors
+    assert "prefetch" not in gemm.build_gemm(1024, 1024, 128, prefetch=False).ptx()
+    grouped = gemm.build_gemm(2048, 1024, 128, group_m=2).ptx()
+    assert ", 8;" in " ".join(lines(grouped, "div.u32"))      # 2 rows x 4 column tiles
+
+
+def test_tile_order_is_grouped_and_complete():
+    order = gemm.tile_order(16, 8, 8)
+    assert sorted(order) == [(m, n) for m in range(16) for n in range(8)]
+    assert order[:9] == [(m, 0) for m in range(8)] + [(0, 1)]
+
+
+def test_kernel_tile_order_matches_python():
+    """The kernel's schedule arithmetic is the Python mirror's: read it off
+    the PTX's constants (group 8, 16 column tiles -> divisor 128)."""
+    text = gemm.build_gemm(4096, 4096, 64).ptx()
+    assert gemm.build_gemm(4096, 4096, 64).module().grid == (132, 1, 1)   # persistent
+    assert "div.u32" in text and ", 128;" in " ".join(lines(text, "div.u32"))
+
+
+@pytest.mark.parametrize("M,N,K,cluster,match", [
+    (384, 512, 128, 2, "multiple of 256"), (512, 300, 128, 1, "N of 256"),
+    (256, 256, 100, 1, "K of 64")])
+def test_shape_off_the_tile_is_refused(M, N, K, cluster, match):
+    with pytest.raises(ValueError, match=match):
+        gemm.build_gemm(M, N, K, cluster=cluster)
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError, match="epilogue"):
+        gemm.build_gemm(256, 256, 64, cluster=1, out_dtype=f32, epilogue="tma")
+    with pytest.raises(ValueError, match="227 KiB"):
+        gemm.build_gemm(256, 256, 64, cluster=1, stages=4, epilogue="tma", epi_cols=256)
+    with pytest.raises(ValueError, match="epi_cols"):
+        gemm.build_gemm(256, 256, 64, cluster=1, epi_cols=96)
+
+
+def test_three_stages_keep_the_whole_tile_epilogue():
+    k = gemm.build_gemm(512, 512, 128, stages=3)
+    text = k.ptx()
+    assert k.config.epi_cols == 256
+    assert len(lines(text, "cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group")) == 1
+    with pytest.raises(ValueError, match="b_major"):
+        gemm.build_gemm(256, 256, 64, b_major="N")
+
+
+def test_reference():
+    import numpy as np
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.ones((4, 3), dtype=np.float32)
+    assert np.array_equal(gemm.reference(a, b), np.tile([[3.0], [12.0]], (1, 4)))
+    assert np.array_equal(gemm.reference(a, b.T, "MN"), gemm.reference(a, b))
+
+
+def test_script_prints_ptx():
+    out = subprocess.run([sys.executable, os.path.join(ROOT, "examples/hopper/gemm.py")],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(".version") and ".visible .entry gemm(" in out
+    assert bf16.name == "bf16"
