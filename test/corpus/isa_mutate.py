@@ -70,9 +70,12 @@ from corpus_tools import find_translate  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "corpus"))
-DEFAULT_SEEDS = [os.path.join(SHARED, "pyptx") + ":" +
-                 os.path.join(SHARED, "pyptx-ptxas-valid.txt"),
-                 os.path.join(HERE, "generated")]
+# The shared corpus is beside the checkout on the build machines and in CI;
+# a clone elsewhere has only the generated one.
+DEFAULT_SEEDS = ([os.path.join(SHARED, "pyptx") + ":" +
+                  os.path.join(SHARED, "pyptx-ptxas-valid.txt")]
+                 if os.path.isdir(os.path.join(SHARED, "pyptx")) else []) + [
+                    os.path.join(HERE, "generated")]
 
 KINDS = ["type", "drop-operand", "add-operand", "swap-register",
          "lower-target", "drop-a", "lower-version"]
