@@ -20,7 +20,8 @@ MODULES = ["pyptx", "pyptx.kernel", "pyptx.reg", "pyptx.smem", "pyptx.ptx", "pyp
            "pyptx.specs", "pyptx.wgmma_layout", "pyptx.cache", "pyptx.jax_support",
            "pyptx.torch_support", "pyptx.hw.warp", "pyptx.hw.warpgroup",
            "pyptx.hw.descriptors", "pyptx.hw.tma", "pyptx.hw.cp_async", "pyptx.hw.mbarrier",
-           "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc"]
+           "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc",
+           "pyptx.program", "pyptx.codegen"]
 
 
 def _signature(obj) -> str:

@@ -42,6 +42,26 @@ else
   echo "no corpus found (../shared/corpus/pyptx, test/corpus/generated)"
 fi
 
+echo "== transpiler round trips (PTX -> Python -> PTX: the same canonical PTX and cubin)"
+# The exact and the --sugar programs of every file must trace to its
+# canonical PTX byte for byte. ptxas compares cubins on the shared corpus;
+# on the generated one (large -G files) byte identity with the canonical
+# export, whose cubin the corpus runner above compares, stands for it.
+transpile_passed=0; transpile_failed=0
+transpile_runs=()
+[[ -d $SHARED/pyptx ]] && transpile_runs+=("$SHARED/pyptx:$SHARED/pyptx-ptxas-valid.txt")
+[[ -d test/corpus/generated ]] && transpile_runs+=("--no-ptxas test/corpus/generated")
+for run_args in "${transpile_runs[@]}"; do
+  # shellcheck disable=SC2086
+  python3 test/corpus/check_transpile.py --bin "$BUILD_DIR/bin" --python "$BUILD_DIR/python" \
+    $run_args 2>&1 | tee "$LOG"
+  transpile_rc=${PIPESTATUS[0]}
+  t_pass=$(sed -n 's/^transpile: \([0-9]*\) passed, \([0-9]*\) failed.*/\1/p' "$LOG")
+  t_fail=$(sed -n 's/^transpile: \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$LOG")
+  if [[ $transpile_rc -ne 0 && ${t_fail:-0} -eq 0 ]]; then t_fail=1; fi
+  transpile_passed=$((transpile_passed + ${t_pass:-0})); transpile_failed=$((transpile_failed + ${t_fail:-0}))
+done
+
 echo "== importer fuzzing (fixed seed)"
 fuzz_passed=0; fuzz_failed=0
 if ((${#corpora[@]})); then
@@ -85,10 +105,10 @@ else
   echo "skipped: no corpus or no ptxas"; mutate_skipped=1
 fi
 
-passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + fuzz_passed + coverage_passed + mutate_passed))
-failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + fuzz_failed + coverage_failed + mutate_failed))
+passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + transpile_passed + fuzz_passed + coverage_passed + mutate_passed))
+failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + transpile_failed + fuzz_failed + coverage_failed + mutate_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
 skipped=$((lit_unsupported + pytest_skipped + mutate_skipped))
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; transpile: $transpile_passed passed, $transpile_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

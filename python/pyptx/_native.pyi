@@ -19,7 +19,17 @@ Operands of `Module.inst` are tagged tuples:
     ("p", [operand, ...])      a parenthesised list (a call's arguments)
     ("!", operand)             !%p
     ("_",)                     the sink _
-    (op, lhs, rhs)             a binary expression, op one of + - * / % << >> & | ^,
+    ("I", magnitude, negative, format, unsigned, digits)
+                               an integer as spelled: format 0 dec, 1 hex,
+                               2 HEX, 3 oct, 4 bin, 5 0X-hex, 6 0X-HEX, 7 0B;
+                               `U`; at least `digits` digits
+    ("F", bits, is_double, upper_prefix, lower_digits)
+                               a float by its bits (0f/0F/0d/0D)
+    ("D", value, digits)       a decimal float with digits after the point
+    ("u", "~" or "-", operand) a unary expression
+    ("fn", name, [operand...]) generic(sym), mask(0xff, sym)
+    (op, lhs, rhs)             a binary expression, op one of + - * / % << >> & | ^
+                               && || == != < > <= >=,
                                e.g. ("+", ("r", 3), ("i", 16)) inside an address,
                                ("|", ("r", p), ("r", q)) for setp's p|q
 Locations are (file, line, column); line 0 means unknown.
@@ -178,6 +188,82 @@ class Module:
     def add_file(self, index: int, path: str) -> None:
         """`.file index "path"` at module level (lineinfo)."""
 
+    # -- whole modules (pyptx.program: every construct the importer holds) ---
+    def set_header(self, targets: Sequence[str], address_size: int) -> None:
+        """`.target` as a list ("sm_80", "texmode_independent") and
+        `.address_size` (0: none)."""
+
+    def set_undeclared(self, names: Sequence[str]) -> None:
+        """Names the module uses without declaring them (kept so that such
+        files round-trip; ptxas rejects them)."""
+
+    def add_function_full(self, name: str, kind: str, linkage: str,
+                          params: Sequence[tuple], ret_params: Sequence[tuple],
+                          directives: Sequence[tuple[str, Sequence[int | str]]],
+                          has_body: bool, no_param_list: bool,
+                          empty_ret_list: bool,
+                          loc: Loc = ("", 0, 0)) -> tuple[int, list[int]]:
+        """A `.entry`/`.func` (kind) at the end of the module, with linkage ""
+        (none), "visible", "extern", "weak"; a parameter is (space, name,
+        type, vec, align, is_ptr, ptr_space ("" none), ptr_align, dims).
+        Returns (function id, or -1 for a declaration; the register ids of
+        its `.reg` parameters, return parameters first). Its body is built
+        like a kernel's (inst, declare, label, open_scope, ...)."""
+
+    def declare(self, func: int, type: str, vec: int,
+                names: Sequence[tuple[str, int]],
+                loc: Loc = ("", 0, 0)) -> list[int]:
+        """`.reg [.vN] .TYPE name, prefix<count>, ...;` where it stands (the
+        innermost open scope): (name, -1) for one register, (prefix, count)
+        for a range. Returns the registers' ids in order; the names stay as
+        declared (finish() renumbers only the DSL's own prefixes)."""
+
+    def undeclared_register(self, func: int, name: str, type: str) -> int:
+        """A register the file uses without declaring it ("b32" or "pred")."""
+
+    def add_var_full(self, func: int, linkage: str, space: str,
+                     attributes: Sequence[str] | None, align: int, vec: int,
+                     type: str, name: str, dims: Sequence[int], init: Operand | None,
+                     loc: Loc = ("", 0, 0)) -> None:
+        """A variable where it stands: func -1 appends it to the module,
+        else to the function's innermost scope. dims: -1 is `[]`; init: a
+        tagged operand (no registers)."""
+
+    def pragma_at(self, func: int, values: Sequence[str],
+                  loc: Loc = ("", 0, 0)) -> None:
+        """`.pragma ...;` where it stands (func -1: module level)."""
+
+    def loc_full(self, func: int, file: int, line: int, column: int,
+                 function_name: str, inlined_at: Sequence[int]) -> None:
+        """`.loc file line column [, function_name f, inlined_at a b c]`."""
+
+    def file_full(self, index: int, path: str, timestamp: int | None,
+                  size: int | None) -> None:
+        """`.file index "path" [, timestamp, size]` at the end of the module."""
+
+    def section(self, name: str, loc: Loc = ("", 0, 0)) -> int:
+        """`.section name { }` at the end of the module; returns its id."""
+
+    def section_label(self, section: int, name: str) -> None: ...
+
+    def data(self, section: int, types: Sequence[str], sizes: Sequence[int],
+             values: Sequence[Operand | int], bytes: bytes) -> None:
+        """Data rows: row i is `.types[i]` with sizes[i] values from
+        `values`, or, for sizes[i] < 0, -sizes[i] bytes from `bytes`."""
+
+    def alias(self, name: str, aliasee: str) -> None: ...
+
+    def target_list(self, func: int, branch: bool, name: str,
+                    targets: Sequence[str]) -> None:
+        """`name: .branchtargets ...;` (branch) or `.calltargets`."""
+
+    def call_prototype(self, func: int, name: str, ret_params: Sequence[tuple],
+                       params: Sequence[tuple], noreturn: bool,
+                       empty_ret_list: bool) -> None: ...
+
+    def canonical_ptx(self) -> str:
+        """The module's PTX in the canonical style (verifies first)."""
+
     # -- results ------------------------------------------------------------
     def verify(self) -> None:
         """Runs the dialect's verifier (structure and ISA) on every op, less
@@ -229,6 +315,16 @@ def import_ptx(text: str, filename: str = "<ptx>") -> str:
 
 def export_ptx(mlir: str) -> str:
     """Exports MLIR text of a pyptx module to PTX; raises PTXError."""
+
+
+def ptx_to_python(text: str, filename: str = "<ptx>", name: str = "",
+                  isa_policy: str = "strict", sugar: bool = False) -> str:
+    """PTX text -> a Python program of pyptx.program that builds the same
+    module (pyptx-translate --export-python); name: the Python name of the
+    first .entry's body; sugar: demangled names as comments and parameters
+    as named variables (pyptx.codegen's --sugar adds the rest). Raises
+    PTXError located in the PTX (an import error, or a construct the DSL
+    cannot express)."""
 
 
 # The ISA description's forms (pyptx-tblgen -gen-isa-python) ship as the

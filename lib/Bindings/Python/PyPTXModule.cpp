@@ -9,6 +9,7 @@
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 #include "pyptx/Target/PTX/Export.h"
 #include "pyptx/Target/PTX/Import.h"
+#include "pyptx/Target/Python/Export.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -720,6 +721,322 @@ public:
                    IntegerAttr(), IntegerAttr());
   }
 
+  //===--- Whole modules (pyptx.program: the transpiler's exact form) ---===//
+
+  /// `.target` as a list (`sm_80, texmode_independent`) and `.address_size`
+  /// (0: none).
+  void setHeader(const std::vector<std::string> &targets, unsigned addressSize) {
+    SmallVector<StringRef> refs(targets.begin(), targets.end());
+    module->setTargetsAttr(builder.getStrArrayAttr(refs));
+    if (addressSize)
+      module->setAddressSizeAttr(builder.getUI32IntegerAttr(addressSize));
+    else
+      module->removeAddressSizeAttr();
+  }
+
+  /// Names the file uses without declaring them (the importer's list).
+  void setUndeclared(const std::vector<std::string> &names) {
+    SmallVector<StringRef> refs(names.begin(), names.end());
+    if (refs.empty())
+      module->removeUndeclaredSymbolsAttr();
+    else
+      module->setUndeclaredSymbolsAttr(builder.getStrArrayAttr(refs));
+  }
+
+  /// A parameter: (space, name, type, vec, align, is_ptr, ptr_space,
+  /// ptr_align, dims).
+  ParamAttr paramOf(py::handle spec) {
+    MLIRContext *c = ctx.get();
+    py::tuple t = py::reinterpret_borrow<py::tuple>(spec);
+    if (t.size() != 9)
+      throw py::value_error("a parameter is (space, name, type, vec, align, "
+                            "is_ptr, ptr_space, ptr_align, dims)");
+    auto space = symbolizeStateSpace(t[0].cast<std::string>());
+    auto type = symbolizeScalarType(t[2].cast<std::string>());
+    std::string ptrSpaceName = t[6].cast<std::string>();
+    auto ptrSpace = ptrSpaceName.empty() ? std::optional(StateSpace::reg)
+                                         : symbolizeStateSpace(ptrSpaceName);
+    if (!space || !type || !ptrSpace)
+      throw py::value_error("bad parameter " +
+                            py::repr(spec).cast<std::string>());
+    std::vector<int64_t> dims = t[8].cast<std::vector<int64_t>>();
+    return ParamAttr::get(c, StringAttr::get(c, t[1].cast<std::string>()),
+                          *space, *type, t[3].cast<unsigned>(),
+                          t[4].cast<unsigned>(), t[5].cast<bool>(), *ptrSpace,
+                          t[7].cast<unsigned>(), dims);
+  }
+  ArrayAttr paramsOf(py::handle list) {
+    SmallVector<Attribute> params;
+    for (py::handle spec : py::reinterpret_borrow<py::sequence>(list))
+      params.push_back(paramOf(spec));
+    return ArrayAttr::get(ctx.get(), params);
+  }
+
+  /// A `.entry`/`.func` with every detail PTX allows, at the end of the
+  /// module. Returns (function id, the register ids of its `.reg`
+  /// parameters, return parameters first); -1 for a declaration (no body).
+  std::pair<int, std::vector<unsigned>>
+  addFunctionFull(const std::string &name, const std::string &kind,
+                  const std::string &linkage, py::handle params,
+                  py::handle retParams, py::handle directives, bool hasBody,
+                  bool noParamList, bool emptyRetList, py::handle loc) {
+    MLIRContext *c = ctx.get();
+    SmallVector<Attribute> directiveAttrs;
+    for (py::handle d : py::reinterpret_borrow<py::sequence>(directives)) {
+      py::tuple t = py::reinterpret_borrow<py::tuple>(d);
+      SmallVector<Attribute> values;
+      for (py::handle v : py::reinterpret_borrow<py::sequence>(t[1])) {
+        if (py::isinstance<py::str>(v))
+          values.push_back(StringAttr::get(c, v.cast<std::string>()));
+        else
+          values.push_back(IntegerAttr::get(IntegerType::get(c, 64),
+                                            v.cast<int64_t>()));
+      }
+      directiveAttrs.push_back(DirectiveAttr::get(
+          c, StringAttr::get(c, t[0].cast<std::string>()),
+          ArrayAttr::get(c, values)));
+    }
+    std::optional<Linkage> link =
+        linkage.empty() ? Linkage::none : symbolizeLinkage(linkage);
+    if (!link || (kind != "entry" && kind != "func"))
+      throw py::value_error("bad linkage or function kind");
+    builder.setInsertionPointToEnd(module->getBodyBlock());
+    auto func = FuncOp::create(
+        builder, location(loc), name,
+        kind == "entry" ? FuncKind::entry : FuncKind::func, *link,
+        paramsOf(params), paramsOf(retParams),
+        ArrayAttr::get(c, directiveAttrs));
+    if (noParamList)
+      func.setNoParamList(true);
+    if (emptyRetList)
+      func.setEmptyRetList(true);
+    std::vector<unsigned> argIds;
+    if (!hasBody)
+      return {-1, argIds};
+    Function &f = functions.emplace_back();
+    f.op = func;
+    Block *body = func.addEntryBlock();
+    f.scopes.push_back(body);
+    for (BlockArgument arg : body->getArguments()) {
+      registers.push_back(arg);
+      argIds.push_back(registers.size() - 1);
+    }
+    return {int(functions.size() - 1), argIds};
+  }
+
+  /// `.reg .TYPE name, name<count>, ...;` where it stands (the innermost
+  /// open scope); returns the ids of the registers, in order.
+  std::vector<unsigned>
+  declare(unsigned funcId, const std::string &type, unsigned vec,
+          const std::vector<std::pair<std::string, int64_t>> &names,
+          py::handle loc) {
+    Function &f = function(funcId);
+    MLIRContext *c = ctx.get();
+    Type t = registerType(c, type, vec);
+    SmallVector<Attribute> nameAttrs;
+    SmallVector<int64_t> counts;
+    size_t total = 0;
+    for (auto &[name, count] : names) {
+      nameAttrs.push_back(StringAttr::get(c, name));
+      counts.push_back(count);
+      total += count < 0 ? 1 : count;
+    }
+    builder.setInsertionPointToEnd(f.scopes.back());
+    auto op = RegOp::create(builder, location(loc),
+                            SmallVector<Type>(total, t), TypeAttr::get(t),
+                            ArrayAttr::get(c, nameAttrs),
+                            DenseI64ArrayAttr::get(c, counts));
+    std::vector<unsigned> ids;
+    ids.reserve(total);
+    for (Value v : op.getResults()) {
+      registers.push_back(v);
+      ids.push_back(registers.size() - 1);
+    }
+    return ids;
+  }
+
+  /// A register the file uses without declaring it (`pyptx.sreg
+  /// undeclared`), of type "b32" or "pred".
+  unsigned undeclaredRegister(unsigned funcId, const std::string &name,
+                              const std::string &type) {
+    Function &f = function(funcId);
+    builder.setInsertionPointToStart(&f.op.getBody().front());
+    auto op = SRegOp::create(builder, UnknownLoc::get(ctx.get()),
+                             registerType(ctx.get(), type, 1), name);
+    op.setUndeclared(true);
+    registers.push_back(op.getResult());
+    return registers.size() - 1;
+  }
+
+  /// Where a statement goes: the function's innermost scope, or the end of
+  /// the module (func -1).
+  void insertAt(int funcId) {
+    if (funcId < 0)
+      builder.setInsertionPointToEnd(module->getBodyBlock());
+    else
+      builder.setInsertionPointToEnd(function(funcId).scopes.back());
+  }
+
+  /// A variable with every detail PTX allows, where it stands (func -1:
+  /// module level). init: a tagged operand or None.
+  void addVarFull(int funcId, const std::string &linkage,
+                  const std::string &space, py::handle attributes,
+                  unsigned align, unsigned vec, const std::string &type,
+                  const std::string &name, const std::vector<int64_t> &dims,
+                  py::handle init, py::handle loc) {
+    MLIRContext *c = ctx.get();
+    std::optional<StateSpace> stateSpace = symbolizeStateSpace(space);
+    std::optional<ScalarType> scalar = symbolizeScalarType(type);
+    std::optional<Linkage> link =
+        linkage.empty() ? Linkage::none : symbolizeLinkage(linkage);
+    if (!stateSpace || !scalar || !link)
+      throw py::value_error("bad variable " + name);
+    ArrayAttr attrs;
+    if (!attributes.is_none()) {
+      SmallVector<StringRef> refs;
+      std::vector<std::string> values =
+          attributes.cast<std::vector<std::string>>();
+      refs.assign(values.begin(), values.end());
+      attrs = builder.getStrArrayAttr(refs);
+    }
+    SmallVector<Value> none;
+    Attribute initAttr = init.is_none() ? Attribute() : convert(init, none);
+    if (!none.empty())
+      throw py::value_error("an initializer holds no registers");
+    insertAt(funcId);
+    VarOp::create(builder, location(loc), StringAttr::get(c, name),
+                  StateSpaceAttr::get(c, *stateSpace),
+                  LinkageAttr::get(c, *link), builder.getUI32IntegerAttr(align),
+                  ScalarTypeAttr::get(c, *scalar),
+                  builder.getUI32IntegerAttr(vec),
+                  DenseI64ArrayAttr::get(c, dims), initAttr, attrs);
+  }
+
+  /// `.pragma "a", ...;` where it stands (func -1: module level).
+  void pragmaAt(int funcId, const std::vector<std::string> &values,
+                py::handle loc) {
+    SmallVector<StringRef> refs(values.begin(), values.end());
+    insertAt(funcId);
+    PragmaOp::create(builder, location(loc), builder.getStrArrayAttr(refs));
+  }
+
+  /// `.loc file line column [, function_name sym [, inlined_at f l c]]`.
+  void locFull(unsigned funcId, unsigned file, unsigned line, unsigned column,
+               const std::string &functionName,
+               const std::vector<int64_t> &inlinedAt) {
+    insertAt(funcId);
+    LocOp::create(builder, UnknownLoc::get(ctx.get()),
+                  builder.getUI32IntegerAttr(file),
+                  builder.getUI32IntegerAttr(line),
+                  builder.getUI32IntegerAttr(column),
+                  functionName.empty()
+                      ? FlatSymbolRefAttr()
+                      : FlatSymbolRefAttr::get(ctx.get(), functionName),
+                  inlinedAt.empty()
+                      ? DenseI64ArrayAttr()
+                      : DenseI64ArrayAttr::get(ctx.get(), inlinedAt));
+  }
+
+  /// `.file index "path" [, timestamp, size]` at the end of the module.
+  void fileFull(unsigned index, const std::string &path,
+                std::optional<int64_t> timestamp, std::optional<int64_t> size) {
+    insertAt(-1);
+    FileOp::create(builder, UnknownLoc::get(ctx.get()), index, path,
+                   timestamp ? builder.getI64IntegerAttr(*timestamp)
+                             : IntegerAttr(),
+                   size ? builder.getI64IntegerAttr(*size) : IntegerAttr());
+  }
+
+  /// `.section name { }` at the end of the module; returns its id for
+  /// sectionLabel and data.
+  unsigned section(const std::string &name, py::handle loc) {
+    insertAt(-1);
+    auto op = SectionOp::create(builder, location(loc), name);
+    op.getBody().emplaceBlock();
+    sections.push_back(op);
+    return sections.size() - 1;
+  }
+  SectionOp sectionOf(unsigned id) {
+    if (id >= sections.size())
+      throw py::index_error("no section " + std::to_string(id));
+    return sections[id];
+  }
+  void sectionLabel(unsigned id, const std::string &name) {
+    builder.setInsertionPointToEnd(&sectionOf(id).getBody().front());
+    LabelOp::create(builder, UnknownLoc::get(ctx.get()),
+                    StringAttr::get(ctx.get(), name));
+  }
+  /// Data rows: row i has type types[i] and sizes[i] values taken in order
+  /// from `values` (tagged operands), or, when sizes[i] < 0, -sizes[i]
+  /// bytes taken from `bytes`.
+  void data(unsigned id, const std::vector<std::string> &types,
+            const std::vector<int32_t> &sizes, py::handle values,
+            const py::bytes &bytes) {
+    SectionOp op = sectionOf(id);
+    SmallVector<int32_t> rowTypes;
+    for (const std::string &name : types) {
+      std::optional<ScalarType> t = symbolizeScalarType(name);
+      if (!t)
+        throw py::value_error("'" + name + "' is not a PTX type");
+      rowTypes.push_back(int32_t(*t));
+    }
+    SmallVector<Value> none;
+    SmallVector<Attribute> valueAttrs;
+    for (py::handle v : py::reinterpret_borrow<py::sequence>(values))
+      valueAttrs.push_back(PyLong_CheckExact(v.ptr())
+                               ? convert(py::make_tuple("i", v), none)
+                               : convert(v, none));
+    if (!none.empty())
+      throw py::value_error("data holds no registers");
+    std::string_view raw = bytes;
+    SmallVector<int8_t> byteValues(raw.begin(), raw.end());
+    builder.setInsertionPointToEnd(&op.getBody().front());
+    DataOp::create(builder, UnknownLoc::get(ctx.get()), rowTypes, sizes,
+                   ArrayAttr::get(ctx.get(), valueAttrs), byteValues);
+  }
+
+  void alias(const std::string &name, const std::string &aliasee) {
+    insertAt(-1);
+    AliasOp::create(builder, UnknownLoc::get(ctx.get()),
+                    FlatSymbolRefAttr::get(ctx.get(), name),
+                    FlatSymbolRefAttr::get(ctx.get(), aliasee));
+  }
+
+  /// `name: .branchtargets a, b;` or `.calltargets`.
+  void targetList(unsigned funcId, bool branch, const std::string &name,
+                  const std::vector<std::string> &targets) {
+    SmallVector<Attribute> refs;
+    for (const std::string &t : targets)
+      refs.push_back(FlatSymbolRefAttr::get(ctx.get(), t));
+    insertAt(funcId);
+    ArrayAttr list = ArrayAttr::get(ctx.get(), refs);
+    if (branch)
+      BranchTargetsOp::create(builder, UnknownLoc::get(ctx.get()), name, list);
+    else
+      CallTargetsOp::create(builder, UnknownLoc::get(ctx.get()), name, list);
+  }
+
+  void callPrototype(unsigned funcId, const std::string &name,
+                     py::handle retParams, py::handle params, bool noreturn,
+                     bool emptyRetList) {
+    ArrayAttr rets = paramsOf(retParams), args = paramsOf(params);
+    insertAt(funcId);
+    CallPrototypeOp::create(builder, UnknownLoc::get(ctx.get()), name, rets,
+                            args, noreturn, emptyRetList);
+  }
+
+  /// The canonical PTX of the module, or its MLIR when verification fails
+  /// is not wanted (verify first).
+  std::string canonicalPTX() {
+    verify();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    DiagnosticCollector diagnostics(ctx.get());
+    if (failed(exportPTX(*module, os, /*canonical=*/true)))
+      diagnostics.raise("PTX export failed");
+    return text;
+  }
+
   void verify() {
     finish();
     DiagnosticCollector diagnostics(ctx.get());
@@ -1020,6 +1337,22 @@ private:
       return FloatImmAttr::get(c, llvm::bit_cast<uint64_t>(d), true, false,
                                false);
     }
+    if (tag == "I") // (I, magnitude, negative, format, unsigned, digits)
+      return ImmAttr::get(c, item(1).cast<uint64_t>(), item(2).cast<bool>(),
+                          IntFormat(item(3).cast<int>()), item(4).cast<bool>(),
+                          item(5).cast<unsigned>());
+    if (tag == "F") // (F, bits, is_double, upper_prefix, lower_digits)
+      return FloatImmAttr::get(c, item(1).cast<uint64_t>(),
+                               item(2).cast<bool>(), item(3).cast<bool>(),
+                               item(4).cast<bool>());
+    if (tag == "D") // (D, value, digits after the point)
+      return DecFloatAttr::get(c, llvm::APFloat(item(1).cast<double>()),
+                               item(2).cast<unsigned>());
+    if (tag == "u") // (u, "~" or "-", operand)
+      return UnaryAttr::get(c, strRef(item(1)), convert(item(2), args));
+    if (tag == "fn") // (fn, name, [args]): generic(sym), mask(0xff, sym)
+      return FuncExprAttr::get(c, StringAttr::get(c, strRef(item(1))),
+                               list(2));
     if (tag == "s")
       return FlatSymbolRefAttr::get(c, strRef(item(1)));
     if (tag == "a")
@@ -1032,8 +1365,9 @@ private:
       return NotAttr::get(c, convert(item(1), args));
     if (tag == "_")
       return SinkAttr::get(c);
-    static const char *const binaryOps[] = {"+", "-", "*",  "/", "%", "<<",
-                                            ">>", "&", "|", "^"};
+    static const char *const binaryOps[] = {
+        "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^",
+        "&&", "||", "==", "!=", "<", ">", "<=", ">="};
     if (llvm::is_contained(binaryOps, tag)) {
       Attribute lhs = convert(item(1), args);
       Attribute rhs = convert(item(2), args);
@@ -1115,6 +1449,8 @@ private:
   OpBuilder builder;
   OwningOpRef<ModuleOp> module;
   std::vector<Function> functions;
+  /// Sections made by section(), by id.
+  std::vector<SectionOp> sections;
   std::vector<Value> registers;
   /// Register classes: (function, index of the prefix in it).
   std::vector<std::pair<unsigned, unsigned>> classes;
@@ -1258,6 +1594,31 @@ std::string exportText(const std::string &mlirText) {
   return out;
 }
 
+/// PTX text -> the transpiler's Python program (--export-python), in one
+/// step: the diagnostics (import errors, constructs the DSL cannot express)
+/// are located in the PTX text.
+std::string ptxToPython(const std::string &text, const std::string &filename,
+                        const std::string &name, const std::string &isaPolicy,
+                        bool sugar) {
+  auto ctx = makeContext(parsePolicy(isaPolicy));
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, filename), llvm::SMLoc());
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx.get());
+  if (!op || failed(mlir::verify(*op)))
+    diagnostics.raise("import failed");
+  PythonExportOptions options;
+  options.name = name;
+  options.isaPolicy = isaPolicy;
+  options.sugar = sugar;
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  if (failed(exportPython(op.get(), os, options)))
+    diagnostics.raise("Python export failed");
+  return out;
+}
+
 } // namespace
 
 PYBIND11_MODULE(_native, m) {
@@ -1315,6 +1676,45 @@ PYBIND11_MODULE(_native, m) {
            py::arg("values"), py::arg("loc") = py::make_tuple("", 0, 0))
       .def("comment", &ModuleBuilder::comment, py::arg("func"),
            py::arg("text"), py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("set_header", &ModuleBuilder::setHeader, py::arg("targets"),
+           py::arg("address_size"))
+      .def("set_undeclared", &ModuleBuilder::setUndeclared, py::arg("names"))
+      .def("add_function_full", &ModuleBuilder::addFunctionFull,
+           py::arg("name"), py::arg("kind"), py::arg("linkage"),
+           py::arg("params"), py::arg("ret_params"), py::arg("directives"),
+           py::arg("has_body"), py::arg("no_param_list"),
+           py::arg("empty_ret_list"), py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("declare", &ModuleBuilder::declare, py::arg("func"),
+           py::arg("type"), py::arg("vec"), py::arg("names"),
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("undeclared_register", &ModuleBuilder::undeclaredRegister,
+           py::arg("func"), py::arg("name"), py::arg("type"))
+      .def("add_var_full", &ModuleBuilder::addVarFull, py::arg("func"),
+           py::arg("linkage"), py::arg("space"), py::arg("attributes"),
+           py::arg("align"), py::arg("vec"), py::arg("type"), py::arg("name"),
+           py::arg("dims"), py::arg("init"),
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("pragma_at", &ModuleBuilder::pragmaAt, py::arg("func"),
+           py::arg("values"), py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("loc_full", &ModuleBuilder::locFull, py::arg("func"),
+           py::arg("file"), py::arg("line"), py::arg("column"),
+           py::arg("function_name"), py::arg("inlined_at"))
+      .def("file_full", &ModuleBuilder::fileFull, py::arg("index"),
+           py::arg("path"), py::arg("timestamp"), py::arg("size"))
+      .def("section", &ModuleBuilder::section, py::arg("name"),
+           py::arg("loc") = py::make_tuple("", 0, 0))
+      .def("section_label", &ModuleBuilder::sectionLabel, py::arg("section"),
+           py::arg("name"))
+      .def("data", &ModuleBuilder::data, py::arg("section"), py::arg("types"),
+           py::arg("sizes"), py::arg("values"), py::arg("bytes"))
+      .def("alias", &ModuleBuilder::alias, py::arg("name"),
+           py::arg("aliasee"))
+      .def("target_list", &ModuleBuilder::targetList, py::arg("func"),
+           py::arg("branch"), py::arg("name"), py::arg("targets"))
+      .def("call_prototype", &ModuleBuilder::callPrototype, py::arg("func"),
+           py::arg("name"), py::arg("ret_params"), py::arg("params"),
+           py::arg("noreturn"), py::arg("empty_ret_list"))
+      .def("canonical_ptx", &ModuleBuilder::canonicalPTX)
       .def("verify", &ModuleBuilder::verify)
       .def("ptx", &ModuleBuilder::ptx)
       .def("mlir", &ModuleBuilder::mlirText)
@@ -1384,4 +1784,7 @@ PYBIND11_MODULE(_native, m) {
   m.def("import_ptx", &importText, py::arg("text"),
         py::arg("filename") = "<ptx>");
   m.def("export_ptx", &exportText, py::arg("mlir"));
+  m.def("ptx_to_python", &ptxToPython, py::arg("text"),
+        py::arg("filename") = "<ptx>", py::arg("name") = "",
+        py::arg("isa_policy") = "strict", py::arg("sugar") = false);
 }
