@@ -35,9 +35,9 @@ address (``mem(...)``).
 from __future__ import annotations
 
 import re
-import struct
 
 from pyptx import types as T
+from pyptx._inst import emit
 from pyptx._operands import operand
 from pyptx._trace import TraceContext, native
 from pyptx.errors import from_native
@@ -272,6 +272,59 @@ class Function:
         """``with func.scope():`` -- a ``{ }`` block."""
         return _Scope(self._ctx)
 
+    def loop(self, label: str, *, pred=None, uni: bool = False):
+        """``with func.loop("L", pred=p, uni=False):`` -- a loop closed by its
+        back edge: ``L:`` <body> ``[@p] bra[.uni] L;`` (the label, the body,
+        one branch). ``ptx.loop("L", pred=p)`` is the same with ``bra`` under
+        a guard and ``bra.uni`` without one; this form also writes the other
+        two spellings, which compilers use. Leave it with a branch past it."""
+        return _Loop(self._ctx, label, pred, uni)
+
+    def range_(self, i, start, stop, step=1, *, p, label: str, type: str = "u32"):
+        """``with func.range_(i, start, stop, step, p=p, label="L", type="u32"):``
+        -- ``ptx.range_``'s counted loop on the file's counter register `i`,
+        predicate `p` and labels (``L``, ``L_end``): five instructions and two
+        labels around the body::
+
+            mov.u32 i, start;
+            L:  setp.ge.u32 p, i, stop;  @p bra L_end;
+            <body>
+            add.u32 i, i, step;  bra.uni L;
+            L_end:
+
+        (``setp.le`` for a negative int step). Yields `i`."""
+        return _Range(self._ctx, i, start, stop, step, p, label, type)
+
+    def mbarrier_wait(self, mbar, phase, *extra, p, label: str,
+                      opcode: str = "mbarrier.try_wait.parity.shared::cta.b64",
+                      uni: bool = False, done: str = None):
+        """Spins until the mbarrier phase `phase` completes: the loop
+        ``ptx.mbarrier.wait`` emits, with the file's label and predicate --
+        a label and two instructions::
+
+            label:
+            mbarrier.try_wait.parity.shared::cta.b64 p, [mbar], phase;
+            @!p bra label;
+
+        `extra`: further operands of the try_wait (a suspend-time hint);
+        opcode: another form of it (``mbarrier.try_wait.parity.shared.b64``,
+        ``...acquire.cluster...``); uni: ``bra.uni``. With `done` (CUTLASS's
+        form) the loop exits forward -- a label and three instructions, then
+        the exit's label::
+
+            label:  try_wait p, [mbar], phase;  @p bra done;  bra label;  done:
+        """
+        branch = "bra.uni" if uni else "bra"
+        ctx = self._ctx
+        ctx.label(label, loc=_loc())
+        emit(opcode, p, mbar, phase, *extra)
+        if done is None:
+            emit(branch, label, pred=~p)
+        else:
+            emit(branch, done, pred=p)
+            emit(branch, label)
+            ctx.label(done, loc=_loc())
+
     def loc(self, file: int, line: int, column: int, function_name: str = "",
             inlined_at=()):
         """``.loc file line column`` (with ``function_name`` and
@@ -306,6 +359,43 @@ class Function:
 
 def type_name(e):
     return type(e).__name__
+
+
+class _Loop:
+    def __init__(self, ctx, label, pred, uni):
+        self._ctx, self._label, self._pred, self._uni = ctx, label, pred, uni
+
+    def __enter__(self):
+        self._ctx.label(self._label, loc=_loc())
+        return self
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            emit("bra.uni" if self._uni else "bra", self._label, pred=self._pred)
+        return False
+
+
+class _Range:
+    def __init__(self, ctx, i, start, stop, step, p, label, type):
+        self._ctx, self._i, self._bounds = ctx, i, (start, stop, step)
+        self._p, self._label, self._type = p, label, type
+
+    def __enter__(self):
+        start, stop, step = self._bounds
+        i, t = self._i, self._type
+        emit(f"mov.{t}", i, start)
+        self._ctx.label(self._label, loc=_loc())
+        down = isinstance(step, int) and step < 0
+        emit(f"setp.{'le' if down else 'ge'}.{t}", self._p, i, stop)
+        emit("bra", self._label + "_end", pred=self._p)
+        return i
+
+    def __exit__(self, exc_type, *exc):
+        if exc_type is None:
+            emit(f"add.{self._type}", self._i, self._i, self._bounds[2])
+            emit("bra.uni", self._label)
+            self._ctx.label(self._label + "_end", loc=_loc())
+        return False
 
 
 class _Scope:

@@ -15,9 +15,13 @@ gives it the same cubin; running it as a script prints that PTX::
 
 Formatting and comments are not carried (the program prints the canonical
 style). ``--sugar`` writes what a person would: demangled names as
-comments, parameters as named variables, runs of one instruction shape as
-``for`` loops; it traces to the same PTX. A construct the DSL cannot express is an error at its PTX line,
-never wrong output.
+comments, parameters as named variables, backward branches as loops
+(``with ptx.loop(...)``, ``func.loop``, pyptx's counted loops as
+``func.range_``), mbarrier spin-waits as ``func.mbarrier_wait``, wgmma
+accumulators named ``acc``, runs of one instruction shape as ``for``
+loops (see :mod:`pyptx.codegen.sugar`); it traces to the same PTX. A
+construct the DSL cannot express is an error at its PTX line, never wrong
+output.
 """
 from __future__ import annotations
 
@@ -43,16 +47,17 @@ def transpile(ptx_text: str, *, filename: str = "<ptx>", name: str = "",
     isa_policy: how the import and the program check instructions
     ("strict", "warn-unknown", "off": for PTX newer than pyptx's ISA tables
     or files ptxas rejects). sugar: the readable form -- demangled names as
-    comments, parameters as named variables, runs of one instruction shape
-    as ``for`` loops -- which traces to the same PTX."""
+    comments, parameters as named variables, loops, spin-waits, named
+    accumulators, runs of one instruction shape as ``for`` loops -- which
+    traces to the same PTX."""
     nat = native()
     try:
         program = nat.ptx_to_python(ptx_text, filename, name, isa_policy, sugar)
     except nat.PTXError as e:
         raise CodegenError(str(e), getattr(e, "diagnostics", ())) from None
     if sugar:
-        from pyptx.codegen.sugar import fold_runs
-        program = fold_runs(program)
+        from pyptx.codegen.sugar import sugar as rewrite
+        program = rewrite(program)
     return program
 
 

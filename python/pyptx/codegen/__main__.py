@@ -25,8 +25,11 @@ def main(argv=None) -> int:
                              "description (off: for files ptxas rejects)")
     parser.add_argument("--sugar", action="store_true",
                         help="output a person would write (demangled names as "
-                             "comments, named parameters, runs of one instruction "
-                             "shape as for loops); it traces to the same PTX")
+                             "comments, named parameters, backward branches as "
+                             "loops, mbarrier spin-waits as func.mbarrier_wait, "
+                             "wgmma accumulators named acc, runs of one "
+                             "instruction shape as for loops); it traces to the "
+                             "same PTX")
     args = parser.parse_args(argv)
     if args.name and not args.name.isidentifier():
         parser.error(f"--name {args.name!r} is not a Python identifier")
