@@ -11,6 +11,13 @@ that has one):
                  function inserted) at a random operand position
   swap-register  a register operand (also inside [] / {}, or the @guard)
                  becomes a register of another declared type of the function
+  retype-register  the same, to a register of another type of the same size
+                 (.b32 -> .u32, .s32, .f32; .b16 -> .f16): the type rules
+                 beyond the size
+  permute        an instruction's modifiers (after the mnemonic) come in
+                 another order: two adjacent ones swap, or (one time in
+                 four) all of them are shuffled (not in the default --kinds
+                 yet: `--kinds all`)
   lower-target   `.target sm_XY[a|f]` becomes a strictly lower target that
                  ptxas still supports (sm_75 .. sm_90a, sm_100 ...)
   drop-a         `.target sm_XYa` / `sm_XYf` becomes `sm_XY`
@@ -78,7 +85,11 @@ DEFAULT_SEEDS = ([os.path.join(SHARED, "pyptx") + ":" +
                     os.path.join(HERE, "generated")]
 
 KINDS = ["type", "drop-operand", "add-operand", "swap-register",
-         "lower-target", "drop-a", "lower-version"]
+         "lower-target", "drop-a", "lower-version", "retype-register",
+         "permute"]
+# permute is left out by default until every family describes the orders
+# ptxas takes (issue 19): ask for it with --kinds all or --kinds ...,permute.
+DEFAULT_KINDS = [k for k in KINDS if k != "permute"]
 
 # Type modifiers recognised in opcodes (sites), and the types they become.
 SITE_TYPES = set("""s4 u4 b1 s8 s16 s32 s64 u8 u16 u32 u64 b8 b16 b32 b64 b128
@@ -299,6 +310,21 @@ class Seed:
                     typ = regs.type_of(m.group())
                     if typ:
                         self.reg_sites.append((inst, m.start(), m.end(), typ))
+        # Registers with another declared type of the same size, and opcodes
+        # with two or more modifiers after the mnemonic.
+        self.retype_sites = []
+        for inst, a, b, typ in self.reg_sites:
+            regs = self.funcs[inst.func].view(inst.scope)
+            same = [t for t in regs.types()
+                    if t != typ and type_bits(t) == type_bits(typ)]
+            if same:
+                self.retype_sites.append((inst, a, b, typ, same))
+        self.permute_sites = []
+        for inst in self.insts:
+            if inst.opcode:
+                mods = list(MODIFIER_RE.finditer(text, *inst.opcode))
+                if len(mods) >= 2 and len({m.group(1) for m in mods}) >= 2:
+                    self.permute_sites.append((inst, mods))
         self.operand_sites = [(inst, k) for inst in self.insts if inst.opcode
                               for k in range(len(inst.operands))]
         self.target = TARGET_RE.search(text)
@@ -397,6 +423,10 @@ class Seed:
             return len(self.insts)
         if kind == "swap-register":
             return len(self.reg_sites)
+        if kind == "retype-register":
+            return len(self.retype_sites)
+        if kind == "permute":
+            return len(self.permute_sites)
         if kind == "lower-target":
             return int(bool(self.target) and int(self.target.group(2)) > 75)
         if kind == "drop-a":
@@ -405,6 +435,16 @@ class Seed:
             return int(bool(self.version) and
                        any(vkey(v) < vkey(self.version.group(1)) for v in VERSIONS))
         raise ValueError(kind)
+
+
+def type_bits(typ):
+    """The size of a register type ("b32", "f16x2", "pred": 1), or 0."""
+    if typ == "pred":
+        return 1
+    m = re.search(r'(\d+)(?:x(\d+))?$', typ)
+    if not m:
+        return 0
+    return int(m.group(1)) * int(m.group(2) or 1)
 
 
 def vkey(v):
@@ -474,6 +514,27 @@ def mutate(rng, seed, kind):
         other = rng.choice([t for t in regs.types() if t != typ])
         new = regs.random_register(rng, other)
         return a, b, new, f"{text[a:b]} (.{typ}) -> {new} (.{other})"
+    if kind == "retype-register":
+        inst, a, b, typ, same = rng.choice(seed.retype_sites)
+        regs = seed.funcs[inst.func].view(inst.scope)
+        other = rng.choice(same)
+        new = regs.random_register(rng, other)
+        return a, b, new, f"{text[a:b]} (.{typ}) -> {new} (.{other})"
+    if kind == "permute":
+        inst, mods = rng.choice(seed.permute_sites)
+        names = [m.group(1) for m in mods]
+        new = names[:]
+        if rng.random() < 0.25:
+            while new == names:
+                rng.shuffle(new)
+        else:
+            while new == names:
+                k = rng.randrange(len(new) - 1)
+                new = names[:]
+                new[k], new[k + 1] = new[k + 1], new[k]
+        a, b = mods[0].start(), mods[-1].end()
+        old = text[a:b]
+        return a, b, "." + ".".join(new), f"{old} -> .{'.'.join(new)}"
     if kind == "lower-target":
         m = seed.target
         num = int(m.group(2))
@@ -684,8 +745,9 @@ def main():
                     help="pyptx-translate, or the directory holding it")
     ap.add_argument("--ptxas", default=shutil.which("ptxas") or "/usr/local/cuda/bin/ptxas")
     ap.add_argument("--max-size", type=int, default=200 * 1024)
-    ap.add_argument("--kinds", default=",".join(KINDS),
-                    help="comma-separated subset of: " + ", ".join(KINDS))
+    ap.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
+                    help="comma-separated subset of: " + ", ".join(KINDS) +
+                    ", or all (default: all but permute)")
     ap.add_argument("--timeout", type=float, default=120.0,
                     help="seconds per tool run (a timeout of ours is a failure)")
     ap.add_argument("--show", type=int, default=0,
@@ -698,7 +760,8 @@ def main():
     ap.add_argument("seeds", nargs="*", default=DEFAULT_SEEDS)
     args = ap.parse_args()
 
-    kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    kinds = (list(KINDS) if args.kinds.strip() == "all" else
+             [k.strip() for k in args.kinds.split(",") if k.strip()])
     bad = [k for k in kinds if k not in KINDS]
     if bad or not kinds:
         ap.error(f"unknown kind(s) {', '.join(bad)}; kinds: {', '.join(KINDS)}")

@@ -40,6 +40,7 @@ struct Group {
   std::string name;
   std::vector<std::string> values;
   bool optional;
+  unsigned block = 0, chain = 0; // see GroupDesc
 };
 struct Operand {
   std::string kind, type, when, vec;
@@ -114,6 +115,79 @@ std::vector<Form> readForms(const RecordKeeper &records) {
                                  "': write values without a leading dot");
       f.groups.push_back(std::move(group));
     }
+    // Blocks and chains: each group starts as a block and a chain of its
+    // own; a FreeOrder set merges its groups (which must be adjacent) into
+    // one block, a chain element its groups into one chain.
+    for (auto [i, g] : llvm::enumerate(f.groups))
+      g.block = g.chain = i;
+    auto hasGroupName = [&](StringRef n) {
+      return llvm::any_of(f.groups, [&](const Group &g) { return g.name == n; });
+    };
+    std::vector<std::vector<std::string>> freeOrder;
+    for (const Init *set : r->getValueAsListInit("FreeOrder")->getElements()) {
+      freeOrder.emplace_back();
+      for (const Init *e : cast<ListInit>(set)->getElements())
+        freeOrder.back().push_back(cast<StringInit>(e)->getValue().str());
+    }
+    if (r->getValueAsBit("AnyOrder")) {
+      if (!freeOrder.empty())
+        PrintFatalError(r, "a form with AnyOrder lists no FreeOrder");
+      // The chains, then every other group after the head on its own.
+      // A family's Chains may name groups a form lacks: a chain keeps the
+      // groups this form has (when two or more).
+      std::vector<std::string> set;
+      StringSet<> chained;
+      for (const std::string &c : strings(r, "Chains")) {
+        SmallVector<StringRef, 4> names;
+        SplitString(c, names);
+        SmallVector<StringRef, 4> present;
+        for (StringRef n : names)
+          if (hasGroupName(n) && !chained.contains(n))
+            present.push_back(n);
+        if (present.size() < 2)
+          continue; // a group of its own
+        for (StringRef n : present)
+          chained.insert(n);
+        set.push_back(join(present, " "));
+      }
+      int64_t head = r->getValueAsInt("Head");
+      for (unsigned i = head; i < f.groups.size(); ++i)
+        if (!chained.contains(f.groups[i].name))
+          set.push_back(f.groups[i].name);
+      if (set.size() > 1)
+        freeOrder.push_back(std::move(set));
+    }
+    for (const std::vector<std::string> &set : freeOrder) {
+      std::vector<unsigned> members;
+      for (const std::string &e : set) {
+        SmallVector<StringRef, 4> names;
+        SplitString(e, names);
+        int chain = -1, prev = -1;
+        for (StringRef n : names) {
+          auto it = llvm::find_if(f.groups,
+                                  [&](const Group &g) { return g.name == n; });
+          if (it == f.groups.end())
+            PrintFatalError(r, "FreeOrder names no group '" + n + "'");
+          unsigned i = it - f.groups.begin();
+          if (prev >= 0 && unsigned(prev) >= i)
+            PrintFatalError(r, "FreeOrder chain '" + n +
+                                   "' is not in the groups' order");
+          if (chain < 0)
+            chain = i;
+          prev = i;
+          f.groups[i].chain = chain;
+          members.push_back(i);
+        }
+      }
+      llvm::sort(members);
+      for (unsigned k = 1; k < members.size(); ++k)
+        if (members[k] != members[k - 1] + 1)
+          PrintFatalError(r, "a FreeOrder set's groups must be adjacent");
+      for (unsigned i : members)
+        f.groups[i].block = members.front();
+    }
+    if (f.groups.size() > 64)
+      PrintFatalError(r, "more than 64 modifier groups");
     auto hasGroup = [&](StringRef name) { return groupNames.contains(name); };
     for (const Record *o : r->getValueAsListOfDefs("Operands")) {
       Operand op{o->getValueAsString("Kind").str(),
@@ -239,7 +313,8 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
     for (const Group &group : form.groups) {
       g << "    {" << cstr(group.name) << ", " << values.add(group.values)
         << ", " << group.values.size() << ", "
-        << (group.optional ? "true" : "false") << "},\n";
+        << (group.optional ? "true" : "false") << ", " << group.block
+        << ", " << group.chain << "},\n";
       ++numGroups;
     }
     auto groupIndex = [&](StringRef name) {
@@ -422,6 +497,39 @@ std::string syntax(const Form &f) {
   return out;
 }
 
+/// The modifier order the form takes beside the manual's: its free blocks,
+/// `{.a .b} any order, .c before .d` (empty when it takes only the manual's).
+std::string order(const Form &f) {
+  std::string out;
+  for (unsigned i = 0; i < f.groups.size();) {
+    unsigned end = i + 1;
+    while (end < f.groups.size() && f.groups[end].block == f.groups[i].block)
+      ++end;
+    if (end - i > 1) {
+      std::vector<std::string> names, chains;
+      std::map<unsigned, std::string> lastOfChain;
+      for (unsigned k = i; k < end; ++k) {
+        const Group &g = f.groups[k];
+        std::string name =
+            g.values.size() == 1 ? "." + g.values.front() : "." + g.name;
+        names.push_back(name);
+        auto [it, first] = lastOfChain.try_emplace(g.chain, name);
+        if (!first) { // a later group of a chain
+          chains.push_back(it->second + " before " + name);
+          it->second = name;
+        }
+      }
+      if (!out.empty())
+        out += "; ";
+      out += "`" + join(names, " ") + "` in any order";
+      if (!chains.empty())
+        out += " (but " + join(chains, ", ") + ")";
+    }
+    i = end;
+  }
+  return out;
+}
+
 std::string requirements(int64_t ptx, int64_t sm,
                          const std::vector<std::string> &archs) {
   std::string out = "PTX ISA " + version(ptx);
@@ -474,6 +582,8 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
       os << "\n### `" << syntax(f) << "`\n\n";
       if (!f.summary.empty())
         os << f.summary << ".\n\n";
+      if (std::string o = order(f); !o.empty())
+        os << "- order: " << o << "\n";
       os << "- operands: ";
       if (f.operands.empty())
         os << "none";

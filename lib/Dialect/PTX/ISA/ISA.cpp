@@ -3,6 +3,7 @@
 #include "pyptx/Dialect/PTX/ISA/ISA.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/raw_ostream.h"
@@ -225,7 +226,7 @@ public:
   unsigned prefixLength = 0;
 
 private:
-  bool matchGroups(unsigned mod, unsigned group);
+  bool matchGroups(unsigned mod, unsigned group, uint64_t used = 0);
   std::optional<Problem> checkOperands();
   std::optional<Problem> checkValues();
   bool specialRegisterOK() const;
@@ -256,22 +257,40 @@ std::string FormMatcher::opcode() const {
   return s;
 }
 
-bool FormMatcher::matchGroups(unsigned mod, unsigned group) {
+bool FormMatcher::matchGroups(unsigned mod, unsigned group, uint64_t used) {
   if (mod > deepest || (mod == deepest && deepestTaken.empty())) {
     deepest = mod;
     deepestTaken = taken;
   }
   if (group == groups.size())
     return mod == inst.modifiers.size();
-  const GroupDesc &g = groups[group];
-  if (mod < inst.modifiers.size() &&
-      is_contained(valuesOf(g), inst.modifiers[mod])) {
-    taken[group] = mod;
-    if (matchGroups(mod + 1, group + 1))
-      return true;
-    taken[group] = -1;
+  // `group` starts a block; the block's groups may take the next modifier in
+  // any order, except that a chain's groups keep theirs. `used` holds the
+  // block's groups taken so far.
+  unsigned end = group + 1;
+  while (end < groups.size() && groups[end].block == groups[group].block)
+    ++end;
+  if (mod < inst.modifiers.size()) {
+    for (unsigned g = group; g < end; ++g) {
+      if (used >> g & 1 || !is_contained(valuesOf(groups[g]),
+                                         inst.modifiers[mod]))
+        continue;
+      bool laterOfChainTaken = false;
+      for (unsigned h = g + 1; h < end; ++h)
+        laterOfChainTaken |= groups[h].chain == groups[g].chain && used >> h & 1;
+      if (laterOfChainTaken)
+        continue;
+      taken[g] = mod;
+      if (matchGroups(mod + 1, group, used | uint64_t(1) << g))
+        return true;
+      taken[g] = -1;
+    }
   }
-  return g.optional && matchGroups(mod, group + 1);
+  // Leave the block: every group it still lacks must be optional.
+  for (unsigned g = group; g < end; ++g)
+    if (!(used >> g & 1) && !groups[g].optional)
+      return false;
+  return matchGroups(mod, end, 0);
 }
 
 StringRef FormMatcher::takenValue(int group) const {
@@ -832,17 +851,41 @@ Problem modifierProblem(const InstView &inst,
       expect(prefix[m->prefixLength]);
       continue;
     }
-    // Groups from the first not taken at `reached` up to the next required.
+    // The groups that could take a modifier at `reached`: those of the
+    // block of the last group taken that are still free (a chain's only
+    // after its last taken one), then whole blocks up to one with a
+    // required group.
     ArrayRef<GroupDesc> groups = groupsOf(*form);
+    ArrayRef<int> taken = m->deepestTaken;
+    auto isTaken = [&](unsigned i) { return i < taken.size() && taken[i] >= 0; };
     unsigned g = 0;
-    for (auto [i, t] : llvm::enumerate(m->deepestTaken))
-      if (t >= 0)
-        g = i + 1;
-    for (; g < groups.size(); ++g) {
-      for (StringRef v : valuesOf(groups[g]))
-        expect(v);
-      if (!groups[g].optional)
+    for (unsigned i = 0; i < groups.size(); ++i)
+      if (isTaken(i))
+        g = i;
+    while (g > 0 && groups[g - 1].block == groups[g].block)
+      --g;
+    if (!llvm::any_of(llvm::seq(0u, unsigned(groups.size())), isTaken))
+      g = 0;
+    while (g < groups.size()) {
+      unsigned end = g + 1;
+      while (end < groups.size() && groups[end].block == groups[g].block)
+        ++end;
+      bool required = false;
+      for (unsigned i = g; i < end; ++i) {
+        if (isTaken(i))
+          continue;
+        bool laterOfChainTaken = false;
+        for (unsigned h = i + 1; h < end; ++h)
+          laterOfChainTaken |= groups[h].chain == groups[i].chain && isTaken(h);
+        if (laterOfChainTaken)
+          continue;
+        for (StringRef v : valuesOf(groups[i]))
+          expect(v);
+        required |= !groups[i].optional;
+      }
+      if (required)
         break;
+      g = end;
     }
   }
   std::string message = "'" + opcode + "' ";

@@ -131,13 +131,15 @@ def DM_MOV_UNPACK_ # type # _ # len
 
 defvar DM_ShflModes = ["up", "down", "bfly", "idx"];
 // The destination may be written `d|p` (p: whether the source lane was in
-// range).
+// range). ptxas takes the modifiers in any order, and refuses an .f32
+// membermask (the other operands are bits).
 def DM_SHFL_SYNC : Inst<"shfl", [Fixed<"sync">, Group<"mode", DM_ShflModes>,
                                  Fixed<"b32">],
                         [Reg<"b32">, RegImm<"b32">, RegImm<"b32">,
-                         RegImm<"b32">, RegImm<"b32">]> {
+                         RegImm<"b32">, RegImm<"u32">]> {
   let Summary = "d = a from another lane of the warp (of the lanes in membermask)";
   let MinPTX = 60; let MinSM = 30;
+  let AnyOrder = 1;
 }
 // Without .sync: deprecated; not supported on sm_70 and later from PTX ISA 6.4
 // (a maximum PTX version is not expressible here).
@@ -161,7 +163,8 @@ defvar DM_LdOps = [Data<"$type">, Addr<>, Reg<"b64", "L2::cache_hint">];
 defvar DM_LdCop = Opt<"cop", ["ca", "cg", "cs", "lu", "cv"]>;
 defvar DM_NcCop = ["ca", "cg", "cs"];
 
-let RelaxedTypes = 1, ValueReqs = DM_MemReqs in {
+// ptxas 13.0 takes ld's and st's modifiers in any order.
+let RelaxedTypes = 1, ValueReqs = DM_MemReqs, AnyOrder = 1 in {
 foreach vt = DM_VecTypes in {
 defvar ss = !if(vt.Wide, ["global"], DM_LdSS);
 defvar syncss = !if(vt.Wide, ["global"], DM_SyncSS);
@@ -177,8 +180,7 @@ def DM_LD # vt.Name
 }
 def DM_LD_NC # vt.Name
     : Inst<"ld", !listconcat([Opt<"weak", ["weak"]>, Fixed<"global">,
-                              Opt<"cop", DM_NcCop>, Fixed<"nc">,
-                              Opt<"cop2", DM_NcCop>],
+                              Opt<"cop", DM_NcCop>, Fixed<"nc">],
                              evict, hint, vt.Groups), DM_LdOps> {
   let Summary = "d = the value at global address a, through the non-coherent "
                 "cache";
@@ -231,6 +233,7 @@ def DM_LDU : Inst<"ldu", [Opt<"ss", ["global"]>, Opt<"vec", ["v2", "v4"]>,
   let MinPTX = 20; let MinSM = 20;
   let RelaxedTypes = 1;
   let ValueReqs = [ValueReq<"b128", 83, 70>];
+  let AnyOrder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -240,7 +243,8 @@ def DM_LDU : Inst<"ldu", [Opt<"ss", ["global"]>, Opt<"vec", ["v2", "v4"]>,
 defvar DM_StOps = [Addr<>, Data<"$type">, Reg<"b64", "L2::cache_hint">];
 defvar DM_StCop = Opt<"cop", ["wb", "cg", "cs", "wt"]>;
 
-let RelaxedTypes = 1, ValueReqs = DM_MemReqs in {
+// ptxas 13.0 takes ld's and st's modifiers in any order.
+let RelaxedTypes = 1, ValueReqs = DM_MemReqs, AnyOrder = 1 in {
 foreach vt = DM_VecTypes in {
 defvar ss = !if(vt.Wide, ["global"], DM_StSS);
 defvar syncss = !if(vt.Wide, ["global"], DM_SyncSS);

@@ -35,7 +35,11 @@ defvar FP_BinaryX2 = [Reg<"$type">, Reg<"$type">, Reg<"$type">];
 defvar FP_TernaryX2 = [Reg<"$type">, Reg<"$type">, Reg<"$type">,
                        Reg<"$type">];
 
-let Family = "Floating-point arithmetic" in {
+// ptxas 13.0 takes the modifiers of these forms in any order, except that
+// two types keep theirs (D's before A's) and the leading words that name the
+// operation (`mul.hi`) stay first; see docs/design.md 5.1.
+let Family = "Floating-point arithmetic", AnyOrder = 1,
+    Chains = ["f32 atype", "f32 abtype"] in {
 
 //===--- add, sub, mul -----------------------------------------------------===//
 
@@ -114,6 +118,7 @@ def FP_MAD_F64 : Inst<"mad", [Group<"rnd", FP_Rnd>, Group<"type", ["f64"]>],
 //===--- div, rcp, sqrt, rsqrt ---------------------------------------------===//
 
 let Summary = "d = a / b" in {
+let Head = 1 in
 def FP_DIV_F32 : Inst<"div", [Group<"mode", !listconcat(["approx", "full"],
                                                         FP_Rnd)>,
                               Flag<"ftz">, Group<"type", ["f32"]>], FP_Binary>;

@@ -35,6 +35,12 @@ struct GroupDesc {
   uint32_t firstValue;
   uint16_t numValues;
   bool optional;
+  /// The free-order block the group is in: the groups of one block (adjacent)
+  /// may take their modifiers in any order among themselves; a group outside
+  /// every FreeOrder set is a block of its own.
+  uint8_t block = 0;
+  /// Groups of one chain (within a block) keep their relative order.
+  uint8_t chain = 0;
 };
 
 struct OperandDesc {

@@ -169,6 +169,23 @@ class Inst<string opcode, list<Group> groups, list<Operand> operands> {
   // PTX's relaxed type rules for ld, st and cvt: a data register may be
   // wider than the instruction's type.
   bit RelaxedTypes = 0;
+  // The modifier order ptxas takes beside the manual's. Each entry is a set
+  // of groups, adjacent in `groups`, whose modifiers may come in any order
+  // among themselves; an element naming several groups ("dtype atype btype")
+  // is a chain, whose groups keep their listed order, because their order is
+  // what tells them apart (D's type before A's). Groups outside every set,
+  // and the opcode's fixed leading modifiers, keep the manual's order.
+  // ptxas's rule: the opcode's leading words (`wgmma.mma_async`) are fixed,
+  // the modifiers after them are free except where two of one kind (types,
+  // state spaces, layouts) say which is which by their order.
+  list<list<string>> FreeOrder = [];
+  // The common case of that rule, for a whole family at once: the groups
+  // after the first `Head` (which keep their place: `mul.hi`, `shf.l`) form
+  // one free set, in which each element of `Chains` ("dtype atype") keeps
+  // its order. A form with AnyOrder set lists no FreeOrder.
+  bit AnyOrder = 0;
+  int Head = 0;
+  list<string> Chains = [];
 }
 
 // A special register that needs more than PTX ISA 1.0 on any target:

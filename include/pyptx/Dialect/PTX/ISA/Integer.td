@@ -10,7 +10,10 @@ defvar Int32Types = ["u32", "s32"];
 defvar BinaryInt = [Reg<"$type">, RegImm<"$type">, RegImm<"$type">];
 defvar UnaryInt = [Reg<"$type">, RegImm<"$type">];
 
-let Family = "Integer arithmetic" in {
+// ptxas 13.0 takes the modifiers of these forms in any order, except that
+// two types keep theirs (D's before A's) and the leading words that name the
+// operation (`mul.hi`) stay first; see docs/design.md 5.1.
+let Family = "Integer arithmetic", AnyOrder = 1, Chains = ["atype btype"] in {
 
 let Summary = "d = a + b" in {
 def ADD_S32_SAT : Inst<"add", [Fixed<"sat">, Group<"type", ["s32"]>], BinaryInt>;
@@ -23,35 +26,42 @@ let Summary = "d = a - b" in {
 def SUB_S32_SAT : Inst<"sub", [Fixed<"sat">, Group<"type", ["s32"]>], BinaryInt>;
 def SUB_INT : Inst<"sub", [Group<"type", IntTypes>], BinaryInt>;
 }
+let Head = 1 in
 def MUL_INT : Inst<"mul", [Group<"mode", ["hi", "lo"]>, Group<"type", IntTypes>],
                    BinaryInt> {
   let Summary = "d = the high or low half of a * b";
 }
+let Head = 1 in
 def MUL_WIDE : Inst<"mul", [Fixed<"wide">,
                             Group<"type", ["u16", "u32", "s16", "s32"]>],
                     [Reg<"$type:wide">, RegImm<"$type">, RegImm<"$type">]> {
   let Summary = "d = a * b, at twice the width";
 }
+let Head = 1 in
 def MAD_INT : Inst<"mad", [Group<"mode", ["hi", "lo"]>, Group<"type", IntTypes>],
                    [Reg<"$type">, RegImm<"$type">, RegImm<"$type">,
                     RegImm<"$type">]> {
   let Summary = "d = a * b + c";
 }
+let Head = 1 in
 def MAD_HI_SAT : Inst<"mad", [Fixed<"hi">, Fixed<"sat">, Group<"type", ["s32"]>],
                       [Reg<"$type">, RegImm<"$type">, RegImm<"$type">,
                        RegImm<"$type">]> {
   let Summary = "d = the high half of a * b, plus c, saturated";
 }
+let Head = 1 in
 def MAD_WIDE : Inst<"mad", [Fixed<"wide">,
                             Group<"type", ["u16", "u32", "s16", "s32"]>],
                     [Reg<"$type:wide">, RegImm<"$type">, RegImm<"$type">,
                      RegImm<"$type:wide">]> {
   let Summary = "d = a * b + c, at twice the width";
 }
+let Head = 1 in
 def MUL24 : Inst<"mul24", [Group<"mode", ["hi", "lo"]>, Group<"type", Int32Types>],
                  BinaryInt> {
   let Summary = "d = a * b on 24-bit operands";
 }
+let Head = 1 in
 def MAD24 : Inst<"mad24", [Group<"mode", ["hi", "lo"]>, Flag<"sat">,
                            Group<"type", Int32Types>],
                  [Reg<"$type">, RegImm<"$type">, RegImm<"$type">,
@@ -136,6 +146,7 @@ def DP4A : Inst<"dp4a", [Group<"atype", Int32Types>, Group<"btype", Int32Types>]
   let Summary = "d = c + the dot product of a's and b's four bytes";
   let MinPTX = 50; let MinSM = 61;
 }
+let Head = 1 in
 def DP2A : Inst<"dp2a", [Group<"mode", ["lo", "hi"]>, Group<"atype", Int32Types>,
                          Group<"btype", Int32Types>],
                 [Reg<"s32">, RegImm<"b32">, RegImm<"b32">, RegImm<"$atype">]> {

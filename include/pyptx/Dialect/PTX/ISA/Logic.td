@@ -22,7 +22,10 @@ include "pyptx/Dialect/PTX/ISA/ISABase.td"
 
 defvar LOGIC_Bits = ["b16", "b32", "b64"];
 
-let Family = "Logic and shift" in {
+// ptxas 13.0 takes the modifiers of these forms in any order, except that
+// two types keep theirs (D's before A's) and the leading words that name the
+// operation (`mul.hi`) stay first; see docs/design.md 5.1.
+let Family = "Logic and shift", AnyOrder = 1 in {
 
 foreach op = ["and", "or", "xor"] in {
 let Summary = "d = a " # op # " b, bitwise" in
@@ -61,6 +64,7 @@ def LOGIC_LOP3_PRED : Inst<"lop3", [Group<"bool", ["and", "or"]>,
   let MinPTX = 82; let MinSM = 50;
 }
 
+let Head = 1 in
 def LOGIC_SHF : Inst<"shf", [Group<"dir", ["l", "r"]>,
                              Group<"mode", ["clamp", "wrap"]>,
                              Group<"type", ["b32"]>],

@@ -396,17 +396,22 @@ def SYNC_ATOM_CAS
 // vote, match, activemask, redux, elect, griddepcontrol
 //===----------------------------------------------------------------------===//
 
+// ptxas 13.0 takes vote.sync's three modifiers in any order
+// (`vote.ballot.sync.b32` is what nvcc 13.0 writes for CUB and Thrust).
 def SYNC_VOTE_SYNC_PRED
-    : Inst<"vote.sync", [Group<"mode", ["all", "any", "uni"]>, Fixed<"pred">],
+    : Inst<"vote", [Fixed<"sync">, Group<"mode", ["all", "any", "uni"]>,
+                    Fixed<"pred">],
            [Pred<>, Pred<>, RegImm<"u32">]> {
   let Summary = "d = all/any/uniform of a over the threads in membermask";
   let MinPTX = 60; let MinSM = 30;
+  let FreeOrder = [["sync", "mode", "pred"]];
 }
 def SYNC_VOTE_SYNC_BALLOT
-    : Inst<"vote.sync", [Fixed<"ballot">, Fixed<"b32">],
+    : Inst<"vote", [Fixed<"sync">, Fixed<"ballot">, Fixed<"b32">],
            [Reg<"b32">, Pred<>, RegImm<"u32">]> {
   let Summary = "d = the mask of threads in membermask with a true";
   let MinPTX = 60; let MinSM = 30;
+  let FreeOrder = [["sync", "ballot", "b32"]];
 }
 // The legacy forms without .sync: ptxas refuses them on sm_70 and later from
 // PTX ISA 6.4 on, which the schema cannot say (no maximum PTX version).

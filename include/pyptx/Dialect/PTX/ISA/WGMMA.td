@@ -50,6 +50,12 @@ defvar WG_ShapesSpIntK64 = !foreach(n, WG_NInt, "m64n" # n # "k64");
 defvar WG_SyncAligned = [Fixed<"sync">, Fixed<"aligned">];
 defvar WG_FP8 = ["e4m3", "e5m2"];
 defvar WG_Int8 = ["s8", "u8"];
+// The order ptxas 13.0 takes after `wgmma.mma_async` (and `.sp`): .sync,
+// .aligned, the shape and .satfinite in any order; the types keep theirs
+// (D, A, B), and so do .op and .popc, after them.
+defvar WG_Free = [["sync", "aligned", "shape", "dtype atype btype"]];
+defvar WG_FreeSat = [["sync", "aligned", "shape", "satfinite",
+                      "dtype atype btype"]];
 
 // Operands.
 defvar WG_Desc = RegImm<"u64">;           // a-desc, b-desc
@@ -97,6 +103,8 @@ multiclass WG_MMASpForms<string opcode, list<Group> groups, Operand d,
 let Family = "Warpgroup matrix multiply (wgmma)", MinPTX = 80, MinSM = 90,
     Archs = SM90a in {
 
+// ptxas takes .aligned before .sync after the operation's word.
+let AnyOrder = 1 in {
 def WG_FENCE : Inst<"wgmma.fence", WG_SyncAligned, []> {
   let Summary = "order register accesses before the warpgroup's wgmma.mma_async";
 }
@@ -107,8 +115,11 @@ def WG_WAIT_GROUP : Inst<"wgmma.wait_group", WG_SyncAligned,
                          [ImmIn<0, 2147483647>]> {
   let Summary = "wait until at most N wgmma-groups are pending";
 }
+} // AnyOrder = 1
 
 //===--- wgmma.mma_async ---------------------------------------------------===//
+
+let FreeOrder = WG_Free in {
 
 let Summary = "D = A * B + D (warpgroup, asynchronous), f16 inputs" in {
 defm WG_MMA_F16_F32 : WG_MMAForms<"wgmma.mma_async",
@@ -140,7 +151,8 @@ defm WG_MMA_FP8_F16 : WG_MMAForms<"wgmma.mma_async",
         Group<"dtype", ["f16"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
     Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly>;
 }
-let Summary = "D = A * B + D (warpgroup, asynchronous), 8-bit integer inputs" in {
+let Summary = "D = A * B + D (warpgroup, asynchronous), 8-bit integer inputs",
+    FreeOrder = WG_FreeSat in {
 // A and B of the same signedness: PTX ISA 8.0.
 foreach t = WG_Int8 in
 defm WG_MMA_INT_ # t : WG_MMAForms<"wgmma.mma_async",
@@ -199,7 +211,8 @@ defm WG_MMA_SP_FP8_F16 : WG_MMASpForms<"wgmma.mma_async.sp",
         Group<"dtype", ["f16"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
     Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel8>;
 }
-let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), 8-bit integer inputs" in {
+let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), 8-bit integer inputs",
+    FreeOrder = WG_FreeSat in {
 foreach t = WG_Int8 in
 defm WG_MMA_SP_INT_ # t : WG_MMASpForms<"wgmma.mma_async.sp",
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpIntK64>,
@@ -214,6 +227,7 @@ defm WG_MMA_SP_INT_MIXED : WG_MMASpForms<"wgmma.mma_async.sp",
     Vec<"s32">, WG_AInt, WG_None, WG_None, WG_SpSel8>;
 }
 } // MinPTX = 82
+} // FreeOrder = WG_Free
 
 } // Family = "Warpgroup matrix multiply (wgmma)"
 
