@@ -1108,22 +1108,6 @@ private:
     return it->second;
   }
 
-  /// Digits of `value` in `radix`, padded with zeros to `width`.
-  static std::string digitsOf(uint64_t value, unsigned radix, bool upper,
-                              unsigned width) {
-    std::string text;
-    do {
-      unsigned digit = value % radix;
-      text.insert(text.begin(),
-                  char(digit < 10 ? '0' + digit
-                                  : (upper ? 'A' : 'a') + digit - 10));
-      value /= radix;
-    } while (value);
-    if (text.size() < width)
-      text.insert(0, width - text.size(), '0');
-    return text;
-  }
-
   /// The decimal spelling of `value`; small ones (the common case) are
   /// made once.
   StringRef number(uint64_t value) {
@@ -1183,36 +1167,9 @@ private:
   /// The digits of `imm` (not a plain decimal), with its radix prefix and
   /// suffix, without sign.
   StringRef spellInteger(ImmAttr imm) {
-    uint64_t value = imm.getMagnitude();
-    unsigned width = imm.getDigits();
-    std::string text;
-    switch (imm.getFormat()) {
-    case IntFormat::dec:
-      text = digitsOf(value, 10, false, width);
-      break;
-    case IntFormat::hex:
-    case IntFormat::HEX:
-    case IntFormat::Xhex:
-    case IntFormat::XHEX: {
-      IntFormat format = imm.getFormat();
-      bool upperX = format == IntFormat::Xhex || format == IntFormat::XHEX;
-      bool upperDigits = format == IntFormat::HEX || format == IntFormat::XHEX;
-      text = (upperX ? "0X" : "0x") + digitsOf(value, 16, upperDigits, width);
-      break;
-    }
-    case IntFormat::oct:
-      text = "0" + digitsOf(value, 8, false, width ? width - 1 : 0);
-      break;
-    case IntFormat::bin:
-    case IntFormat::Bbin:
-      text = (imm.getFormat() == IntFormat::Bbin ? "0B" : "0b") +
-             digitsOf(value, 2, false, width);
-      break;
-    }
-    if (imm.getUnsignedSuffix())
-      text += "U";
-    return saver.save(text);
+    return saver.save(imm.spellMagnitude());
   }
+
 
   Writer out;
   bool canonical;

@@ -85,51 +85,9 @@ std::string chainPart(StringRef part) {
   return name;
 }
 
-std::string digitsOf(uint64_t value, unsigned radix, bool upper,
-                     unsigned width) {
-  std::string text;
-  do {
-    unsigned digit = value % radix;
-    text.insert(text.begin(), char(digit < 10 ? '0' + digit
-                                              : (upper ? 'A' : 'a') + digit - 10));
-    value /= radix;
-  } while (value);
-  if (text.size() < width)
-    text.insert(0, width - text.size(), '0');
-  return text;
-}
-
 /// An integer's PTX spelling, sign included.
 std::string spellInteger(ImmAttr imm) {
-  uint64_t value = imm.getMagnitude();
-  unsigned width = imm.getDigits();
-  std::string text;
-  switch (imm.getFormat()) {
-  case IntFormat::dec:
-    text = digitsOf(value, 10, false, width);
-    break;
-  case IntFormat::hex:
-  case IntFormat::HEX:
-  case IntFormat::Xhex:
-  case IntFormat::XHEX: {
-    IntFormat f = imm.getFormat();
-    bool upperX = f == IntFormat::Xhex || f == IntFormat::XHEX;
-    bool upperDigits = f == IntFormat::HEX || f == IntFormat::XHEX;
-    text = (upperX ? "0X" : "0x") + digitsOf(value, 16, upperDigits, width);
-    break;
-  }
-  case IntFormat::oct:
-    text = "0" + digitsOf(value, 8, false, width ? width - 1 : 0);
-    break;
-  case IntFormat::bin:
-  case IntFormat::Bbin:
-    text = (imm.getFormat() == IntFormat::Bbin ? "0B" : "0b") +
-           digitsOf(value, 2, false, width);
-    break;
-  }
-  if (imm.getUnsignedSuffix())
-    text += "U";
-  return (imm.getNegative() ? "-" : "") + text;
+  return (imm.getNegative() ? "-" : "") + imm.spellMagnitude();
 }
 
 class PythonExporter {

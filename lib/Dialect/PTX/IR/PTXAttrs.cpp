@@ -17,6 +17,52 @@ using namespace pyptx;
 #define GET_ATTRDEF_CLASSES
 #include "pyptx/Dialect/PTX/IR/PTXAttrs.cpp.inc"
 
+/// Digits of `value` in `radix`, padded with zeros to `width`.
+static std::string digitsOf(uint64_t value, unsigned radix, bool upper,
+                            unsigned width) {
+  std::string text;
+  do {
+    unsigned digit = value % radix;
+    text.insert(text.begin(),
+                char(digit < 10 ? '0' + digit : (upper ? 'A' : 'a') + digit - 10));
+    value /= radix;
+  } while (value);
+  if (text.size() < width)
+    text.insert(0, width - text.size(), '0');
+  return text;
+}
+
+std::string ImmAttr::spellMagnitude() const {
+  uint64_t value = getMagnitude();
+  unsigned width = getDigits();
+  IntFormat format = getFormat();
+  std::string text;
+  switch (format) {
+  case IntFormat::dec:
+    text = digitsOf(value, 10, false, width);
+    break;
+  case IntFormat::hex:
+  case IntFormat::HEX:
+  case IntFormat::Xhex:
+  case IntFormat::XHEX: {
+    bool upperX = format == IntFormat::Xhex || format == IntFormat::XHEX;
+    bool upperDigits = format == IntFormat::HEX || format == IntFormat::XHEX;
+    text = (upperX ? "0X" : "0x") + digitsOf(value, 16, upperDigits, width);
+    break;
+  }
+  case IntFormat::oct:
+    text = "0" + digitsOf(value, 8, false, width ? width - 1 : 0);
+    break;
+  case IntFormat::bin:
+  case IntFormat::Bbin:
+    text = (format == IntFormat::Bbin ? "0B" : "0b") + digitsOf(value, 2, false, width);
+    break;
+  }
+  if (getUnsignedSuffix())
+    text += "U";
+  return text;
+}
+
 void PTXDialect::registerAttributes() {
   addAttributes<
 #define GET_ATTRDEF_LIST

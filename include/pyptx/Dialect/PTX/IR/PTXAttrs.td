@@ -159,6 +159,9 @@ def PTX_ImmAttr : PTX_Attr<"Imm", "imm"> {
       return getFormat() == ::pyptx::IntFormat::dec && !getDigits() &&
              !getUnsignedSuffix();
     }
+    /// The magnitude as written: radix prefix, digits (zero-padded to
+    /// getDigits()) and suffix, without the sign. Both exporters print it.
+    std::string spellMagnitude() const;
   }];
 }
 
