@@ -88,6 +88,29 @@ def check(path, valid, tools, ptxas, tmp):
     return None
 
 
+def find_ptxas(disabled=False):
+    """ptxas on PATH or in /usr/local/cuda/bin, or None (or when disabled)."""
+    if disabled:
+        return None
+    return shutil.which("ptxas") or (
+        "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+
+
+def corpus_jobs(corpora):
+    """(file, ptxas-valid?) for every .ptx under each `dir[:validlist]`."""
+    jobs = []
+    for corpus in corpora:
+        directory, _, listfile = corpus.partition(":")
+        files = sorted(os.path.join(root, f) for root, _, names in os.walk(directory)
+                       for f in names if f.endswith(".ptx"))
+        valid = None
+        if listfile:
+            valid = {os.path.normpath(os.path.join(directory, line.strip()))
+                     for line in open(listfile) if line.strip()}
+        jobs += [(f, valid is None or os.path.normpath(f) in valid) for f in files]
+    return jobs
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bin", default=os.path.join(HERE, "..", "..", "build", "bin"))
@@ -97,21 +120,8 @@ def main():
     args = parser.parse_args()
     tools = {"translate": os.path.join(args.bin, "pyptx-translate"),
              "opt": os.path.join(args.bin, "pyptx-opt")}
-    ptxas = None if args.no_ptxas else (
-        shutil.which("ptxas") or
-        ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None))
-
-    jobs = []
-    for corpus in args.corpora:
-        directory, _, listfile = corpus.partition(":")
-        files = sorted(os.path.join(root, f) for root, _, names in os.walk(directory)
-                       for f in names if f.endswith(".ptx"))
-        valid = None
-        if listfile:
-            valid = {os.path.normpath(os.path.join(directory, line.strip()))
-                     for line in open(listfile) if line.strip()}
-        for f in files:
-            jobs.append((f, valid is None or os.path.normpath(f) in valid))
+    ptxas = find_ptxas(args.no_ptxas)
+    jobs = corpus_jobs(args.corpora)
     if not jobs:
         print("corpus: no files found", file=sys.stderr)
         return 1

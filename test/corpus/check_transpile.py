@@ -17,7 +17,6 @@ The last line is "transpile: N passed, N failed".
 import argparse
 import multiprocessing
 import os
-import shutil
 import sys
 import tempfile
 import time
@@ -111,19 +110,8 @@ def main():
     parser.add_argument("corpora", nargs="+")
     args = parser.parse_args()
     translate = os.path.join(args.bin, "pyptx-translate")
-    ptxas = None if args.no_ptxas else (
-        shutil.which("ptxas") or
-        ("/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None))
-    jobs = []
-    for corpus in args.corpora:
-        directory, _, listfile = corpus.partition(":")
-        files = sorted(os.path.join(root, f) for root, _, names in os.walk(directory)
-                       for f in names if f.endswith(".ptx"))
-        valid = None
-        if listfile:
-            valid = {os.path.normpath(os.path.join(directory, line.strip()))
-                     for line in open(listfile) if line.strip()}
-        jobs += [(f, valid is None or os.path.normpath(f) in valid) for f in files]
+    ptxas = check_corpus.find_ptxas(args.no_ptxas)
+    jobs = check_corpus.corpus_jobs(args.corpora)
     if not jobs:
         print("transpile: no files found", file=sys.stderr)
         return 1
