@@ -98,6 +98,16 @@ def _sets(nbytes_per_set, max_sets=8):
     return max(2, min(max_sets, math.ceil(2 * l2 / nbytes_per_set)))
 
 
+def copy_bandwidth(nbytes=1 << 30):
+    """TB/s of a device-to-device copy of nbytes (read + write counted)."""
+    torch = _torch()
+    src = torch.randn(nbytes // 4, device="cuda")
+    dst = torch.empty_like(src)
+    ms = time_calls([lambda: dst.copy_(src)], 20)
+    del src, dst
+    return 2 * nbytes / (ms * 1e-3) / 1e12
+
+
 def rel_err(out, ref):
     out = out.float()
     if torch_isnan(out):
@@ -190,6 +200,16 @@ def run_grouped(reps, quick=False, uniform_variants=False):
             row["loop_tflops"] = row["flops"] / time_calls(
                 [lambda i=i: [a[i][g * M:(g + 1) * M] @ b[i][g * K:(g + 1) * K]
                               for g in range(G)] for i in range(n)], reps) / 1e9
+            # The memory bound: at N=64 each byte of A feeds 64 flops, so the
+            # time cannot go below (bytes of A, B and C) / copy bandwidth.
+            moved = (G * M * K + G * K * N + G * M * N * c.element_size() // 2) * 2
+            row["copy_tbps"] = copy_bandwidth()
+            row["bound_tflops"] = row["flops"] / (moved / row["copy_tbps"] / 1e12) / 1e12
+            row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
+            # With one input set (no rotation) part of A may stay in L2 between
+            # calls: the way a benchmark without rotation sees it.
+            row["ours_l2warm_tflops"] = row["flops"] / time_calls(
+                [lambda: k(a[0], b[0])], reps) / 1e9
         except Exception as e:  # noqa: BLE001
             row["error"] = f"{type(e).__name__}: {e}"[:500]
         torch.cuda.empty_cache()
@@ -313,7 +333,11 @@ def table(rows):
                      f"{fmt(r['ours_tflops']):>10} {fmt(r['ref_tflops']):>9} "
                      f"{fmt(r['ratio'], '.3f'):>6} {ms:>19} {fmt(r.get('rel_err'), '.1e'):>8}"
                      f"  {r.get('ref', 'cuBLAS')}"
-                     + (f" (loop {r['loop_tflops']:.1f})" if "loop_tflops" in r else ""))
+                     + (f" (loop {r['loop_tflops']:.1f})" if "loop_tflops" in r else "")
+                     + (f"; memory bound {r['bound_tflops']:.1f} at the measured copy "
+                        f"{r['copy_tbps']:.2f} TB/s, ours moves {r['ours_tbps']:.2f} TB/s; "
+                        f"L2-warm (one input set) {r['ours_l2warm_tflops']:.1f}"
+                        if "bound_tflops" in r else ""))
     return "\n".join(lines)
 
 
@@ -322,7 +346,8 @@ def write_files(rows, out, device):
     with open(os.path.join(out, "gemm.json"), "w") as f:
         json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
-            "loop_tflops", "rel_err", "ours_ms", "ref_ms", "error"]
+            "loop_tflops", "bound_tflops", "copy_tbps", "ours_tbps", "ours_l2warm_tflops",
+            "rel_err", "ours_ms", "ref_ms", "error"]
     with open(os.path.join(out, "gemm.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, keys, extrasaction="ignore")
         w.writeheader()

@@ -61,13 +61,14 @@ def intrinsic(fn):
     Outside a trace it is a plain call."""
     import functools
 
-    from pyptx._trace import _stack
+    from pyptx._trace import _threads
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
-        if not _stack:
+        stack = _threads.stack
+        if not stack:
             return fn(*args, **kwargs)
-        ctx = _stack[-1]
+        ctx = stack[-1]
         scopes = ctx.units.get("intrinsic")
         if scopes is None:
             scopes = ctx.units["intrinsic"] = _Scopes()

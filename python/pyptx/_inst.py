@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pyptx import types as T
 from pyptx._operands import Address, float_kind, operand
-from pyptx._trace import _stack, get_ctx, user_loc
+from pyptx._trace import _threads, get_ctx, user_loc
 from pyptx.errors import KernelError
 from pyptx.reg import NegPred, Reg
 
@@ -119,7 +119,7 @@ class Inst:
                 raise TypeError("ptx.inst needs a mnemonic: ptx.inst.add.u32(d, a, b)")
             check_opcode(opcode, user_loc())
         try:
-            ctx = _stack[-1]
+            ctx = _threads.stack[-1]
         except IndexError:
             ctx = get_ctx()  # raises: not tracing
         if pred is None and ctx.active_fast:

@@ -7,13 +7,24 @@ kernel traced twice -- or after other kernels -- prints the same PTX.
 from __future__ import annotations
 
 import os
+import threading
 
 from pyptx.errors import KernelError, PyptxError, from_native
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__))
 
-_stack: list["TraceContext"] = []
+
+
+class _PerThread(threading.local):
+    """The traces open in this thread, innermost last: each thread traces
+    its own kernels (one thread's trace never sees another's)."""
+
+    def __init__(self):
+        self.stack: list["TraceContext"] = []
+
+
+_threads = _PerThread()
 
 
 _NATIVE = None
@@ -55,14 +66,15 @@ def isa_table():
 
 
 def get_ctx() -> "TraceContext":
-    if not _stack:
+    stack = _threads.stack
+    if not stack:
         raise PyptxError("this pyptx call emits PTX and only works while a "
                          "@kernel function is being traced (e.g. by kernel.ptx())")
-    return _stack[-1]
+    return stack[-1]
 
 
 def active() -> bool:
-    return bool(_stack)
+    return bool(_threads.stack)
 
 
 # -- source locations --------------------------------------------------------
@@ -114,21 +126,24 @@ class TraceContext:
         self.smem_bytes = 0
 
     def _update_fast(self):
+        stack = _threads.stack
         self.active_fast = (self.pending_join is None and not self.lineinfo
-                            and bool(_stack) and _stack[-1] is self)
+                            and bool(stack) and stack[-1] is self)
 
     def __enter__(self):
-        if _stack:
-            _stack[-1].active_fast = False
-        _stack.append(self)
+        stack = _threads.stack
+        if stack:
+            stack[-1].active_fast = False
+        stack.append(self)
         self._update_fast()
         return self
 
     def __exit__(self, *exc):
-        _stack.remove(self)
+        stack = _threads.stack
+        stack.remove(self)
         self.active_fast = False
-        if _stack:
-            _stack[-1]._update_fast()
+        if stack:
+            stack[-1]._update_fast()
         return False
 
     # -- helpers -------------------------------------------------------------
