@@ -6,12 +6,19 @@ E[x^2] - mean^2), each a warp-shuffle + shared-memory block reduction.
 """
 from __future__ import annotations
 
-import numpy as np
+import os
+import sys
 
-from pyptx import Tile, kernel, ptx, reg
-from pyptx.types import f32
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from examples.common._rows import BlockReducer, RowPlan, load_row, prologue, store_row
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+import numpy as np  # noqa: E402
+
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.types import f32  # noqa: E402
+
+from examples.common._rows import BlockReducer, RowPlan, load_row, prologue, store_row  # noqa: E402
 
 
 def build_layer_norm(B: int, N: int, eps: float = 1e-5, arch: str = "sm_90a",
@@ -65,3 +72,7 @@ def reference(x, w, b, eps: float = 1e-5):
     y = d / np.sqrt(var + np.float32(eps)) * np.asarray(w, np.float32) \
         + np.asarray(b, np.float32)
     return y.astype(np.float32)
+
+
+if __name__ == "__main__":
+    print(build_layer_norm(16, 1024).ptx(), end="")

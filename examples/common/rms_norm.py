@@ -7,12 +7,19 @@ shared memory; 1/sqrt is rsqrt.approx.
 """
 from __future__ import annotations
 
-import numpy as np
+import os
+import sys
 
-from pyptx import Tile, kernel, ptx, reg
-from pyptx.types import f32
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from examples.common._rows import BlockReducer, RowPlan, load_row, prologue, store_row
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+import numpy as np  # noqa: E402
+
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.types import f32  # noqa: E402
+
+from examples.common._rows import BlockReducer, RowPlan, load_row, prologue, store_row  # noqa: E402
 
 
 def build_rms_norm(B: int, N: int, eps: float = 1e-6, arch: str = "sm_90a",
@@ -51,3 +58,7 @@ def reference(x, w, eps: float = 1e-6):
     w = np.asarray(w, np.float32)
     ms = np.mean(x * x, axis=-1, keepdims=True, dtype=np.float32)
     return (x / np.sqrt(ms + np.float32(eps)) * w).astype(np.float32)
+
+
+if __name__ == "__main__":
+    print(build_rms_norm(16, 1024).ptx(), end="")

@@ -6,12 +6,19 @@ element), block sum, and a multiply by rcp.approx(sum).
 """
 from __future__ import annotations
 
-import numpy as np
+import os
+import sys
 
-from pyptx import Tile, kernel, ptx, reg
-from pyptx.types import f32
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from examples.common._rows import LOG2E, BlockReducer, RowPlan, load_row, prologue, store_row
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+import numpy as np  # noqa: E402
+
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.types import f32  # noqa: E402
+
+from examples.common._rows import LOG2E, BlockReducer, RowPlan, load_row, prologue, store_row  # noqa: E402
 
 
 def build_softmax(B: int, N: int, arch: str = "sm_90a", threads: int | None = None):
@@ -52,3 +59,7 @@ def reference(x):
     x = np.asarray(x, np.float32)
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return (e / np.sum(e, axis=-1, keepdims=True, dtype=np.float32)).astype(np.float32)
+
+
+if __name__ == "__main__":
+    print(build_softmax(16, 1024).ptx(), end="")

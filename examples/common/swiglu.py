@@ -7,12 +7,19 @@ grid covers B*F/4 vectors, 256 threads per CTA (threads past the end return).
 """
 from __future__ import annotations
 
-import numpy as np
+import os
+import sys
 
-from pyptx import Tile, kernel, ptx, reg
-from pyptx.types import f32, u32, u64
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-from examples.common._rows import LOG2E, WARP
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+import numpy as np  # noqa: E402
+
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.types import f32, u32, u64  # noqa: E402
+
+from examples.common._rows import LOG2E, WARP  # noqa: E402
 
 VEC = 4
 
@@ -66,3 +73,7 @@ def reference(gate, up):
     u = np.asarray(up, np.float32)
     with np.errstate(over="ignore"):
         return (g / (np.float32(1) + np.exp(-g)) * u).astype(np.float32)
+
+
+if __name__ == "__main__":
+    print(build_swiglu(16, 1024).ptx(), end="")

@@ -3,8 +3,15 @@ memory with cp.async.bulk.tensor (the descriptor a kernel parameter,
 X.tma_desc()), waits on an mbarrier, and its threads store the tile to Y."""
 from __future__ import annotations
 
-from pyptx import Tile, kernel, ptx, reg, smem
-from pyptx.types import f32, s32, u32
+import os
+import sys
+
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx.types import f32, s32, u32  # noqa: E402
 
 THREADS = 128
 
@@ -41,3 +48,7 @@ def build_tma_copy(R: int = 64, C: int = 64, arch: str = "sm_90a"):
         ptx.ret()
 
     return tma_copy
+
+
+if __name__ == "__main__":
+    print(build_tma_copy().ptx(), end="")

@@ -1,0 +1,169 @@
+"""Blackwell (sm_100a) grouped GEMM for mixture-of-experts layers on tcgen05,
+bf16 in, f32 accumulation in Tensor Memory, bf16 or f32 out, built from the
+pieces of examples/blackwell/gemm.py (the TMA producer thread, the MMA
+thread with double-buffered TMEM accumulators, the epilogue warps).
+
+``build_grouped_gemm(T, N, K, G)``: variable tokens per expert, as
+``torch._grouped_mm`` takes them. A is (T, K) with the rows of expert g from
+``offs[g-1]`` to ``offs[g]`` (offs: G int32 cumulative row ends, offs[-1] <=
+T), B is (G*N, K) (expert g's N x K weight, K-major), C is (T, N); rows
+past offs[-1] are not written. At the start every CTA turns offs into
+per-expert tile counts and their prefix sums in shared memory (one thread
+per expert); each tile index then maps to (expert, m tile, n tile) by a
+short search from the expert of the previous tile. Tiles are 128 x bn; rows
+past an expert's end are loaded (rows of C depend only on their row of A,
+and TMA fills rows past T with zeros) but not stored: the epilogue's stores
+are predicated on the expert's row end.
+
+G problems of one shape (A (G*M, K), B (G*N, K), C (G*M, N)) are the case
+offs = [M, 2M, ..., G*M] (``uniform_offsets``).
+
+One CTA per 128-row tile (cta_group 1). Not run on a Blackwell GPU yet
+(none was available): the kernel assembles with ptxas -arch=sm_100a, and
+test/gpu/test_blackwell.py checks it where one is.
+
+    python examples/blackwell/grouped_gemm.py     # prints the PTX
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+if __package__ in (None, ""):  # run as a script: make `examples` importable
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+import numpy as np  # noqa: E402
+
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
+from examples.blackwell import gemm as dense  # noqa: E402
+from examples.blackwell.gemm import BK, BM, THREADS, Config, Ring, Tile_  # noqa: E402
+from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx.specs import Layout  # noqa: E402
+from pyptx.types import bf16, s32, u32, u64  # noqa: E402
+
+ARCH = "sm_100a"
+MAX_EXPERTS = THREADS       # one thread per expert builds the schedule
+
+
+def schedule_bytes(G: int) -> int:
+    """Shared memory of the schedule: first row, row end, first tile per expert."""
+    return 4 * (3 * G + 1) + 16
+
+
+def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16, bn: int = 256,
+                       stages: int | None = None, epi_cols: int = 32,
+                       num_sms: int = dense.NUM_SMS, arch: str = ARCH):
+    """C (T, N) with rows offs[g-1]:offs[g] = those rows of A (T, K) @ B_g.T,
+    B_g = B[g*N:(g+1)*N] (B is (G*N, K)), offs a (G,) int32 tensor of
+    cumulative row ends. N must be a multiple of bn (64, 128 or 256), K of
+    64, 1 <= G <= 192. stages: ring depth (default: as many as fit, <= 6)."""
+    if N % bn or K % BK or not 1 <= G <= MAX_EXPERTS or T < 1:
+        raise ValueError(f"grouped gemm: N must be a multiple of bn={bn}, K of {BK}, "
+                         f"1 <= G <= {MAX_EXPERTS}, T >= 1; got T={T} N={N} K={K} G={G}")
+    extra = schedule_bytes(G)
+    cfg = Config(bn=bn, stages=stages or 2, out_dtype=out_dtype, k_tiles=K // BK,
+                 epi_cols=epi_cols)
+    cfg.stages = stages or dense.fit_stages(cfg, extra)
+    dense.check_config(cfg, extra)
+    n_tiles = N // bn
+
+    @kernel(in_specs=(Tile(T, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
+                      Tile(G * N, K, bf16, Layout.TMA_128B, tma_box=(bn, BK)),
+                      Tile(G, s32)),
+            out_specs=(Tile(T, N, out_dtype),), grid=(num_sms, 1, 1), block=(THREADS, 1, 1),
+            arch=arch)
+    def grouped_gemm(A, B, offs, C):
+        a_desc, b_desc = A.tma_desc(), B.tma_desc()
+        p_offs, pc = ptx.global_ptrs(offs, C)
+        ring = Ring(cfg)
+        # per expert: first row, row end, first tile (G + 1 entries: the total last)
+        s_start = smem.alloc(u32, G, name="expert_start")
+        s_end = smem.alloc(u32, G, name="expert_end")
+        s_first = smem.alloc(u32, G + 1, name="expert_first_tile")
+        tid = reg.from_(ptx.special.tid.x(), u32)
+
+        # One thread per expert: its rows and tile count (kept in
+        # expert_first_tile[g + 1] until the prefix sum below).
+        with ptx.if_(tid < G):
+            end = reg.scalar(u32)
+            ptx.inst.ld.global_.u32(end, ptx.addr(p_offs + reg.from_(tid, u64) * 4))
+            start = reg.scalar(u32, init=0)
+            with ptx.if_(tid > 0):
+                ptx.inst.ld.global_.u32(start, ptx.addr(p_offs + reg.from_(tid, u64) * 4, -4))
+            rows = reg.from_(end, u32) - start
+            s_start[tid, ] = start
+            s_end[tid, ] = end
+            s_first[tid + 1, ] = ((rows + (BM - 1)) >> 7) * n_tiles
+        with ptx.if_(tid == 0):
+            s_first[0, ] = 0
+        ptx.bar.sync(0)
+        prefix = reg.scalar(u32, init=0)
+        with ptx.if_(tid < G):
+            for i in ptx.range_(0, tid + 1):
+                prefix += s_first[i + 1, ]
+        ptx.bar.sync(0)
+        with ptx.if_(tid < G):
+            s_first[tid + 1, ] = prefix
+        # (the ring's start-up barrier publishes the schedule)
+
+        def schedule(body):
+            total = s_first[G, ]
+            expert = reg.scalar(u32, init=0)
+            first = reg.from_(ptx.special.ctaid.x(), u32)
+            for t in ptx.range_(first, total, num_sms):
+                with ptx.loop() as search:   # the expert whose tiles hold t
+                    nxt = s_first[expert + 1, ]
+                    search.break_(pred=t < nxt)
+                    expert += 1
+                local = t - s_first[expert, ]
+                m_tile = local // n_tiles
+                n0 = (local - m_tile * n_tiles) * bn
+                row = s_start[expert, ] + m_tile * BM
+                body(Tile_(a_row=row, b_row=expert * N + n0, c_row=row, c_col=n0,
+                           row_limit=s_end[expert, ]))
+
+        dense.run_roles(cfg, ring, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
+                        schedule=schedule)
+        ptx.ret()
+
+    grouped_gemm.config = cfg
+    return grouped_gemm
+
+
+def uniform_offsets(G: int, M: int) -> np.ndarray:
+    """offs of G problems of M rows each: [M, 2M, ..., G*M] (int32)."""
+    return (np.arange(1, G + 1) * M).astype(np.int32)
+
+
+def tile_schedule(offs, N: int, bn: int = 256):
+    """Python mirror of the kernel's schedule: (expert, first row, row end,
+    column) of every tile, in tile-index order."""
+    tiles, start = [], 0
+    for g, end in enumerate(int(o) for o in offs):
+        for m in range(-(-(end - start) // BM)):
+            for n in range(N // bn):
+                tiles.append((g, start + m * BM, end, n * bn))
+        start = end
+    return tiles
+
+
+def reference(a, b, offs):
+    """float64 C (T, N) for A (T, K), B (G*N, K), offs (G,) row ends; rows
+    past offs[-1] are NaN (not written by the kernel)."""
+    G = len(offs)
+    N = b.shape[0] // G
+    out = np.full((a.shape[0], N), np.nan)
+    start = 0
+    for g, end in enumerate(int(o) for o in offs):
+        out[start:end] = a[start:end].astype(np.float64) @ b[g * N:(g + 1) * N].astype(
+            np.float64).T
+        start = end
+    return out
+
+
+def main(argv=None):
+    print(build_grouped_gemm(4096, 768, 2048, 8).ptx(), end="")
+
+
+if __name__ == "__main__":
+    main()
