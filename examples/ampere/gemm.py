@@ -1,27 +1,30 @@
-"""Ampere (sm_80) bf16 GEMM on tensor cores: C = A @ B_T^T, f32 accumulation.
+"""Ampere (sm_80) bf16 GEMM, the smallest form: one warp, one
+``mma.sync.aligned.m16n8k16``, no shared memory. C = A @ B_T^T, f32
+accumulation.
 
-    python examples/ampere/gemm.py [M N K]     # prints the PTX (256 256 64)
+    python examples/ampere/gemm.py [M N K]     # prints the PTX (64 64 64)
 
 Inputs A (M, K) and B_T (N, K), both bf16 row-major (B transposed, so K is
 contiguous for both operands, as mma.sync's row.col form wants); output
-C (M, N) f32 row-major. M and N must be multiples of 128, K of 32.
+C (M, N) f32 row-major. M must be a multiple of 16, N of 8, K of 16.
 
-One CTA computes a 128 x 128 tile of C with 4 warps (2 x 2), each warp a
-64 x 64 sub-tile: 4 x 8 mma.sync.m16n8k16 per 16-wide K step, 128 f32
-accumulators per thread. The K loop walks 32-wide K tiles through two
-shared-memory stages:
+Each CTA is one warp and computes one 16 x 8 tile of C. Per 16-wide K step
+every lane loads its fragments straight from global memory, one 4-byte
+``ld.global`` per register (a register holds two adjacent bf16 along K),
+and the warp issues one mma. With groupID g = lane / 4 and t = lane % 4:
 
-* cp.async.cg (16 bytes per thread and copy, 8 per thread per tile)
-  prefetches tile k+1 into one stage while the warps compute on tile k in
-  the other; commit_group / wait_group(1) + bar.sync hand a stage over.
-* Each stage holds 128 rows of 64 bytes for A and for B_T. The 16-byte
-  chunk c of row r is stored at chunk c ^ ((r >> 1) & 3), so the 8 rows an
-  ldmatrix phase reads fall in 8 different bank groups (no conflicts); the
-  copy and the ldmatrix addresses use the same swizzle.
-* ldmatrix.x4 loads an m16n8k16 A fragment (16 rows x 16 K) in one
-  instruction, and B fragments for two 8-column blocks (B_T rows are the
-  mma's B columns, so no transpose is needed).
-* The epilogue writes each thread's accumulator pairs with st.global.v2.f32.
+    a[0] = A[g,   2t:2t+2]   a[1] = A[g+8, 2t:2t+2]
+    a[2] = A[g, 2t+8:2t+10]  a[3] = A[g+8, 2t+8:2t+10]
+    b[0] = B_T[g, 2t:2t+2]   b[1] = B_T[g, 2t+8:2t+10]
+    d[0], d[1] = C[g, 2t], C[g, 2t+1]     d[2], d[3] = the same, row g+8
+
+The epilogue stores each (d[0], d[1]) and (d[2], d[3]) pair with one
+``st.global.v2.f32``. This is the tensor-core path with nothing else: no
+reuse of loaded data between warps and one global-load round trip per
+mma, so it is bound by load latency (19 TFLOP/s at 2048^3 on an H100);
+see gemm_pipelined.py (shared-memory staging) and gemm_highperf.py.
+
+round_to_bf16 and reference serve the other two Ampere GEMMs too.
 """
 from __future__ import annotations
 
@@ -34,122 +37,60 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
-from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
 from pyptx.types import b32, bf16, f32, u32, u64  # noqa: E402
 
 ARCH = "sm_80"
-BM, BN, BK = 128, 128, 32        # CTA tile
-WARP_M, WARP_N = 64, 64          # warp tile (2 x 2 warps)
-THREADS = 128
-ROW_BYTES = BK * 2               # one shared-memory row: 32 bf16 = 4 chunks of 16 bytes
-STAGE_BYTES = BM * ROW_BYTES     # one stage of A (and of B_T: BN == BM)
-COPY_ROWS = THREADS * 16 // ROW_BYTES  # rows one cp.async sweep of the CTA covers (32)
-M_FRAGS, N_FRAGS = WARP_M // 16, WARP_N // 8  # 4 x 8 mma tiles per warp
+BM, BN, BK = 16, 8, 16           # one mma.sync m16n8k16 per K step
+THREADS = 32                     # one warp
 
 
-def check_shape(M: int, N: int, K: int):
-    """Raises ValueError unless the shape is a multiple of the tile."""
-    for name, value, tile in (("M", M, BM), ("N", N, BN), ("K", K, BK)):
-        if not isinstance(value, int) or value <= 0 or value % tile:
-            raise ValueError(f"gemm: {name}={value!r} must be a positive multiple of {tile} "
-                             f"(the CTA tile is {BM} x {BN} x {BK}); pad the operands")
+def check_shape(name: str, M: int, N: int, K: int, tile: tuple):
+    """Raises ValueError unless (M, N, K) are positive multiples of `tile`;
+    `name` is the kernel's, for the message."""
+    for dim, value, step in zip("MNK", (M, N, K), tile):
+        if isinstance(value, bool) or not isinstance(value, int) or value <= 0 or value % step:
+            raise ValueError(f"{name}: {dim}={value!r} must be a positive multiple of {step} "
+                             f"(the tile is {' x '.join(map(str, tile))}); pad the operands")
 
 
 def build_gemm(M: int, N: int, K: int, arch: str = ARCH):
-    """Kernel gemm(A[M, K] bf16, B_T[N, K] bf16) -> C[M, N] f32 = A @ B_T.T."""
-    check_shape(M, N, K)
-    k_tiles = K // BK
+    """Kernel gemm(A[M, K] bf16, B_T[N, K] bf16) -> C[M, N] f32 = A @ B_T.T,
+    one warp per 16 x 8 tile of C."""
+    check_shape("gemm", M, N, K, (BM, BN, BK))
 
     @kernel(in_specs=(Tile(M, K, bf16), Tile(N, K, bf16)), out_specs=(Tile(M, N, f32),),
             grid=(N // BN, M // BM, 1), block=(THREADS, 1, 1), arch=arch)
     def gemm(A, B_T, C):
         pa, pb, pc = ptx.global_ptrs(A, B_T, C)
-        sa = smem.alloc(bf16, (2, BM, BK))
-        sb = smem.alloc(bf16, (2, BN, BK))
-        tid = reg.from_(ptx.special.tid.x(), u32)
-        lane, warp = tid & 31, tid >> 5
+        lane = reg.from_(ptx.special.tid.x(), u32)
+        group, pair = lane >> 2, (lane & 3) << 1        # g and 2t
         m0 = reg.from_(ptx.special.ctaid.y(), u32) * BM
         n0 = reg.from_(ptx.special.ctaid.x(), u32) * BN
+        row = m0 + group                                  # A's and C's row g
+        # Byte addresses of A[row, 2t] and B_T[n0 + g, 2t]; rows g+8 are 8*K*2 on.
+        k_bytes = reg.from_(pair << 1, u64)
+        ga = pa + reg.from_(row, u64) * (K * 2) + k_bytes
+        gb = pb + reg.from_(n0 + group, u64) * (K * 2) + k_bytes
 
-        # Copies: thread t moves 16-byte chunk t%4 of rows t/4 + 32i (i < 4) of
-        # each tile, to its swizzled place (rows r and r + 32i share r's swizzle).
-        copy_row, copy_chunk = tid >> 2, tid & 3
-        ga = pa + reg.from_(m0 + copy_row, u64) * (K * 2) + (copy_chunk << 4)
-        gb = pb + reg.from_(n0 + copy_row, u64) * (K * 2) + (copy_chunk << 4)
-        store_off = copy_row * ROW_BYTES + ((copy_chunk ^ ((tid >> 3) & 3)) << 4)
-        sa_base, sb_base = reg.from_(sa, u32), reg.from_(sb, u32)
-        wa, wb = sa_base + store_off, sb_base + store_off
-
-        def load_tile(stage_a, stage_b, pred=None):
-            for i in range(BM // COPY_ROWS):
-                ptx.cp.async_.cg(ptx.addr(stage_a, i * COPY_ROWS * ROW_BYTES),
-                                 ptx.addr(ga, i * COPY_ROWS * K * 2), 16, pred=pred)
-            for i in range(BN // COPY_ROWS):
-                ptx.cp.async_.cg(ptx.addr(stage_b, i * COPY_ROWS * ROW_BYTES),
-                                 ptx.addr(gb, i * COPY_ROWS * K * 2), 16, pred=pred)
-            ptx.cp.async_.commit_group()
-
-        # ldmatrix row addresses, per 16-wide K step ks (the swizzle makes the
-        # chunk a XOR, so each step gets its own register). A: lanes 0-15 give
-        # rows 0-15 at K chunk 0, lanes 16-31 the same rows at chunk 1. B_T:
-        # lanes 0-7 rows 0-7 chunk 0, 8-15 rows 0-7 chunk 1, 16-23 rows 8-15
-        # chunk 0, 24-31 rows 8-15 chunk 1. (r >> 1) & 3 is (lane >> 1) & 3.
-        swz = (lane >> 1) & 3
-        a_row = (warp >> 1) * (WARP_M * ROW_BYTES) + (lane & 15) * ROW_BYTES
-        a_chunk = (lane >> 4) ^ swz
-        b_row = (warp & 1) * (WARP_N * ROW_BYTES) + ((lane & 7) + ((lane >> 4) << 3)) * ROW_BYTES
-        b_chunk = ((lane >> 3) & 1) ^ swz
-        a_rows, b_rows = sa_base + a_row, sb_base + b_row
-        a_read = [a_rows + ((a_chunk ^ (2 * ks) if ks else a_chunk) << 4)
-                  for ks in range(BK // 16)]
-        b_read = [b_rows + ((b_chunk ^ (2 * ks) if ks else b_chunk) << 4)
-                  for ks in range(BK // 16)]
-
-        acc = [[reg.array(f32, 4) for _ in range(N_FRAGS)] for _ in range(M_FRAGS)]
-        for row in acc:
-            for frag in row:
-                for r in frag:
-                    ptx.mov(r, 0.0)
-        a_frag = [reg.array(b32, 4) for _ in range(M_FRAGS)]
-        b_frag = [reg.array(b32, 4) for _ in range(N_FRAGS // 2)]
-
-        load_tile(wa, wb)                       # tile 0 -> stage 0
-        stage = reg.scalar(u32, init=0)         # byte offset of the stage computed on
-        for kt in ptx.range_(0, k_tiles):
-            nxt = stage ^ STAGE_BYTES
-            more = kt < k_tiles - 1
+        acc = reg.array(f32, 4)
+        for r in acc:
+            ptx.mov(r, 0.0)
+        a, b = reg.array(b32, 4), reg.array(b32, 2)
+        for _ in ptx.range_(0, K // BK):
+            for i, (down, right) in enumerate(((0, 0), (8, 0), (0, 8), (8, 8))):
+                ptx.inst.ld.global_.b32(a[i], ptx.addr(ga, down * K * 2 + right * 2))
+            ptx.inst.ld.global_.b32(b[0], ptx.addr(gb))
+            ptx.inst.ld.global_.b32(b[1], ptx.addr(gb, 16))
+            ptx.mma.sync(shape=(16, 8, 16), dtype_d=f32, dtype_a=bf16, dtype_b=bf16,
+                         dtype_c=f32, d=acc, a=a, b=b, c=acc)
             ga += BK * 2
             gb += BK * 2
-            load_tile(wa + nxt, wb + nxt, pred=more)   # tile kt+1 (an empty group at the end)
-            ptx.cp.async_.wait_group(1)         # tile kt has landed (this thread's part)
-            ptx.bar.sync(0)                     # ... and every thread's
-            for ks in range(BK // 16):
-                ra, rb = a_read[ks] + stage, b_read[ks] + stage
-                for mi in range(M_FRAGS):
-                    ptx.ldmatrix(dst=a_frag[mi], src=ptx.addr(ra, mi * 16 * ROW_BYTES))
-                for nj in range(N_FRAGS // 2):
-                    ptx.ldmatrix(dst=b_frag[nj], src=ptx.addr(rb, nj * 16 * ROW_BYTES))
-                for mi in range(M_FRAGS):
-                    for ni in range(N_FRAGS):
-                        pair = b_frag[ni // 2]
-                        ptx.mma.sync(shape=(16, 8, 16), dtype_d=f32, dtype_a=bf16,
-                                     dtype_b=bf16, dtype_c=f32, d=acc[mi][ni],
-                                     a=a_frag[mi], b=[pair[2 * (ni % 2)], pair[2 * (ni % 2) + 1]],
-                                     c=acc[mi][ni])
-            ptx.bar.sync(0)                     # the stage may be refilled next
-            ptx.mov(stage, nxt)
 
-        # Epilogue: d[0], d[1] are row lane/4, columns 2*(lane%4) and +1 of an
-        # m16n8 tile; d[2], d[3] the same columns 8 rows down.
-        c_row = m0 + (warp >> 1) * WARP_M + (lane >> 2)
-        c_col = n0 + (warp & 1) * WARP_N + ((lane & 3) << 1)
-        gc = pc + reg.from_(c_row, u64) * (N * 4) + (c_col << 2)
-        for mi in range(M_FRAGS):
-            for ni in range(N_FRAGS):
-                d = acc[mi][ni]
-                top = (mi * 16 * N + ni * 8) * 4
-                ptx.inst.st.global_.v2.f32(ptx.addr(gc, top), [d[0], d[1]])
-                ptx.inst.st.global_.v2.f32(ptx.addr(gc, top + 8 * N * 4), [d[2], d[3]])
+        # C[row, n0 + 2t] and the next column; then the same 8 rows down.
+        gc = pc + reg.from_(row, u64) * (N * 4) + reg.from_((n0 + pair) << 2, u64)
+        ptx.inst.st.global_.v2.f32(ptx.addr(gc), [acc[0], acc[1]])
+        ptx.inst.st.global_.v2.f32(ptx.addr(gc, 8 * N * 4), [acc[2], acc[3]])
         ptx.ret()
 
     return gemm
@@ -168,24 +109,25 @@ def reference(A, B_T) -> np.ndarray:
     return np.asarray(A, np.float64) @ np.asarray(B_T, np.float64).T
 
 
-def run_on_gpu(M: int = 256, N: int = 256, K: int = 256, seed: int = 0):
-    """Launches the kernel through PyTorch on random bf16 inputs; returns
+def run_on_gpu(M: int = 256, N: int = 256, K: int = 256, seed: int = 0, build=None):
+    """Launches build(M, N, K) (default: this file's build_gemm; any of the
+    Ampere GEMMs' build_gemm) through PyTorch on random bf16 inputs; returns
     (max |C - reference|, max |reference|)."""
     import torch
 
     rng = np.random.default_rng(seed)
     a = round_to_bf16(rng.standard_normal((M, K), dtype=np.float32))
     b_t = round_to_bf16(rng.standard_normal((N, K), dtype=np.float32))
-    kernel_ = build_gemm(M, N, K)
+    kernel_ = (build or build_gemm)(M, N, K)
     out = kernel_(torch.from_numpy(a).to("cuda", torch.bfloat16),
                   torch.from_numpy(b_t).to("cuda", torch.bfloat16))
     ref = reference(a, b_t)
-    return float(np.abs(out.cpu().numpy() - ref).max()), float(np.abs(ref).max())
+    return float(np.abs(out.float().cpu().numpy() - ref).max()), float(np.abs(ref).max())
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    M, N, K = (int(a) for a in argv[:3]) if len(argv) >= 3 else (256, 256, 64)
+    M, N, K = (int(a) for a in argv[:3]) if len(argv) >= 3 else (64, 64, 64)
     print(build_gemm(M, N, K).ptx(), end="")
 
 

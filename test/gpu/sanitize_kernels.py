@@ -131,11 +131,18 @@ def grouped_gemm():
     close(out[:300], ref[:300], 1e-2)
 
 
-@case("ampere.gemm")
-def ampere_gemm():
-    from examples.ampere import gemm as m
-    err, scale = m.run_on_gpu(256, 256, 256)
-    assert err <= 1e-2 * scale, (err, scale)
+def _ampere(module):
+    def run():
+        from importlib import import_module
+        from examples.ampere import gemm
+        build = import_module(f"examples.ampere.{module}").build_gemm
+        err, scale = gemm.run_on_gpu(256, 256, 256, build=build)
+        assert err <= 1e-2 * scale, (err, scale)
+    case(f"ampere.{module}")(run)
+
+
+for _module in ("gemm", "gemm_pipelined", "gemm_highperf"):
+    _ampere(_module)
 
 
 def main():
