@@ -131,6 +131,17 @@ def grouped_gemm():
     close(out[:300], ref[:300], 1e-2)
 
 
+@case("hopper.flash_attention", (9, 0))
+def flash_attention():
+    from examples.hopper import flash_attention as m
+    for D, causal in ((64, False), (128, True)):
+        q, k, v = (rand(1, 2, 256, D, dtype=torch.bfloat16) for _ in range(3))
+        o, lse = m.flash_attention(q, k, v, causal)
+        ref_o, ref_lse = m.reference(*(t.float().cpu().numpy() for t in (q, k, v)), causal)
+        close(o, ref_o, 2e-2)
+        close(lse, ref_lse, 1e-3)
+
+
 def _ampere(module):
     def run():
         from importlib import import_module

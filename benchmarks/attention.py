@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""TFLOP/s of the Hopper flash attention forward (examples/hopper/flash_attention.py)
+beside PyTorch's scaled_dot_product_attention with its flash backend and
+with its cuDNN backend (each where PyTorch offers it on the card), measured
+in the same process with CUDA events. FLOPs = 4*B*H*S^2*D, halved for causal.
+
+Per configuration: fresh random bf16 Q, K, V (normal, never zeros; one
+set is hundreds of MB, far past L2, and two sets are rotated), a warm-up,
+then --reps calls timed one by one with CUDA events (enqueued behind a
+sleep kernel, so host launch time does not leak into the numbers); the
+figure is the median. Each side is timed twice (ours, flash, cuDNN, ours,
+flash, cuDNN) and the mean of the two medians is reported; their
+difference is the noise. Before timing, our output (its memory poisoned
+with NaN first) is compared with sdpa's flash output and, for the last 256
+query rows of the first head, with a float64 reference.
+
+Each head_dim runs in its own process (both causal settings, every seq)
+with a time limit; the rows are printed as they come and the files are
+rewritten after each process. Prints a table and writes attention.csv,
+attention.json and attention.png (matplotlib) under --out.
+
+usage: attention.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
+                    [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
+                    [--variants tile,persistent,...]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+
+# our kernel's variants: name -> build_flash_attention keyword arguments
+VARIANTS = {"tile": {}, "persistent": {"persistent": True}, "nopingpong": {"pingpong": False},
+            "stages3": {"stages": 3}}
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def time_calls(calls, reps):
+    """Median milliseconds of one call; calls[i % len(calls)] runs i-th."""
+    torch = _torch()
+    t0, done = time.perf_counter(), 0
+    while done < 4 + len(calls) or time.perf_counter() - t0 < 0.05:
+        calls[done % len(calls)]()
+        done += 1
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    torch.cuda._sleep(20_000_000)   # GPU busy while the host enqueues
+    for i in range(reps):
+        starts[i].record()
+        calls[i % len(calls)]()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def sdpa_call(backend, q, k, v, causal):
+    torch = _torch()
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    which = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+
+    def call():
+        with sdpa_kernel(which):
+            return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    return call
+
+
+def tail_reference(q, k, v, causal, rows=256):
+    """float64 O of the last `rows` query rows of batch 0, head 0."""
+    torch = _torch()
+    S, D = q.shape[2], q.shape[3]
+    q64, k64, v64 = q[0, 0, -rows:].double(), k[0, 0].double(), v[0, 0].double()
+    s = q64 @ k64.T / math.sqrt(D)
+    if causal:
+        pos = torch.arange(S - rows, S, device=q.device)[:, None]
+        s = s.masked_fill(torch.arange(S, device=q.device)[None, :] > pos, float("-inf"))
+    return torch.softmax(s, -1) @ v64
+
+
+def rel(a, b):
+    a, b = a.double(), b.double()
+    if bool(a.isnan().any()):
+        return float("nan")
+    return ((a - b).norm() / b.norm()).item()
+
+
+def run_group(D, causals, seqs, tokens, heads, reps, variants):
+    torch = _torch()
+    from examples.hopper import flash_attention as fa
+    for causal, S in [(c, S) for c in causals for S in seqs]:
+        B = max(1, tokens // S)
+        flops = 4 * B * heads * S * S * D // (2 if causal else 1)
+        row = dict(B=B, H=heads, S=S, D=D, causal=causal, flops=flops,
+                   config=f"B{B} H{heads} S{S} D{D}{' causal' if causal else ''}")
+        try:
+            sets = [[torch.randn(B, heads, S, D, device="cuda").to(torch.bfloat16)
+                     for _ in range(3)] for _ in range(2)]
+            q, k, v = sets[0]
+            tail = tail_reference(q, k, v, causal)
+            calls, outputs = {}, {}
+            for variant in variants:
+                t0 = time.time()
+                kern = fa.build_flash_attention(B, heads, S, D, causal, **VARIANTS[variant])
+                poison = torch.full((B * heads * S, D), float("nan"), dtype=torch.bfloat16,
+                                    device="cuda")
+                address = poison.data_ptr()
+                del poison
+                o, lse = fa.run(kern, q, k, v)
+                torch.cuda.synchronize()
+                row[f"{variant}_build_s"] = round(time.time() - t0, 2)   # trace, ptxas, load
+                row[f"{variant}_poisoned_reused"] = o.data_ptr() == address
+                row[f"{variant}_rel_err_f64_tail"] = rel(o[0, 0, -256:], tail)
+                outputs[variant] = o
+                calls[variant] = [lambda s=s, kern=kern: fa.run(kern, *s) for s in sets]
+            o = outputs[variants[0]]
+            row["rel_err_f64_tail"] = row[f"{variants[0]}_rel_err_f64_tail"]
+            for side in ("flash", "cudnn"):
+                try:
+                    ref = sdpa_call(side, q, k, v, causal)()
+                    torch.cuda.synchronize()
+                    row[f"rel_err_vs_{side}"] = rel(o, ref)
+                    del ref
+                    calls[side] = [sdpa_call(side, *s, causal) for s in sets]
+                except Exception as e:  # noqa: BLE001 -- not offered on this card/build
+                    row[f"{side}_error"] = f"{type(e).__name__}: {e}"[:300]
+            del o, lse, outputs
+            times = {side: [] for side in calls}
+            for _ in range(2):
+                for side, cs in calls.items():
+                    times[side].append(time_calls(cs, reps))
+            for side, ms in times.items():
+                row[f"{side}_ms"] = ms
+                row[f"{side}_tflops"] = flops / statistics.mean(ms) / 1e9
+            # "ours": the first variant (the default kernel)
+            row["ours_ms"], row["ours_tflops"] = row[f"{variants[0]}_ms"], \
+                row[f"{variants[0]}_tflops"]
+            for side in ("flash", "cudnn"):
+                if f"{side}_tflops" in row:
+                    row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
+            del sets, q, k, v
+        except Exception as e:  # noqa: BLE001 -- report and go on
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        print("RESULT " + json.dumps(row), flush=True)
+
+
+def spawn(D, args):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(D), "--causal", args.causal,
+           "--seqs", args.seqs, "--tokens", str(args.tokens), "--heads", str(args.heads),
+           "--reps", str(args.reps), "--variants", args.variants]
+    t0 = time.time()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
+        out, err, status = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, status = f"timed out after {args.timeout} s (a hang?)", "timeout"
+    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
+    for r in rows:
+        print(f"  {r['config']}: " + ", ".join(
+            f"{k[:-7]} {r[k]:.1f}" for k in r if k.endswith("_tflops")) + " TFLOP/s"
+            + (f" ERROR {r['error']}" if "error" in r else ""), flush=True)
+    print(f"[D={D}] exit {status} in {time.time() - t0:.0f} s, {len(rows)} results",
+          flush=True)
+    if status != 0:
+        print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+    return rows, status == "timeout"
+
+
+def fmt(x, spec=".1f"):
+    return "-" if x is None else format(x, spec)
+
+
+def table(rows, variants):
+    others = variants[1:]
+    lines = [f"{'config':28} {'ours':>7} {'flash':>7} {'cuDNN':>7} {'/flash':>7} "
+             f"{'/cuDNN':>7} {'ours ms (2 runs)':>18} {'err f64':>8} {'vs flash':>8}"
+             + "".join(f" {v[:10]:>10}" for v in others)]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['config']:28} ERROR {r['error']}")
+            continue
+        ms = "/".join(f"{t:.3f}" for t in r["ours_ms"])
+        lines.append(f"{r['config']:28} {fmt(r.get('ours_tflops')):>7} "
+                     f"{fmt(r.get('flash_tflops')):>7} {fmt(r.get('cudnn_tflops')):>7} "
+                     f"{fmt(r.get('ratio_flash'), '.3f'):>7} {fmt(r.get('ratio_cudnn'), '.3f'):>7} "
+                     f"{ms:>18} {fmt(r.get('rel_err_f64_tail'), '.1e'):>8} "
+                     f"{fmt(r.get('rel_err_vs_flash'), '.1e'):>8}"
+                     + "".join(f" {fmt(r.get(f'{v}_tflops')):>10}" for v in others))
+    lines.append(f"TFLOP/s = 4*B*H*S^2*D (/2 causal) / time; ours = {variants[0]}; "
+                 f"ratios: ours / theirs; last columns: the other variants' TFLOP/s")
+    return "\n".join(lines)
+
+
+def write_files(rows, out, device, variants):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "attention.json"), "w") as f:
+        json.dump(dict(device=device, rows=rows), f, indent=1)
+    keys = ["config", "B", "H", "S", "D", "causal", "ours_tflops", "flash_tflops",
+            "cudnn_tflops", "ratio_flash", "ratio_cudnn", "ours_ms", "flash_ms", "cudnn_ms",
+            "rel_err_f64_tail", "rel_err_vs_flash", "rel_err_vs_cudnn"] + [
+        f"{v}_{what}" for v in variants for what in ("tflops", "ms", "rel_err_f64_tail",
+                                                     "build_s")] + [
+        "flash_error", "cudnn_error", "error"]
+    with open(os.path.join(out, "attention.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no PNG, see attention.csv")
+        return
+    good = [r for r in rows if "error" not in r]
+    fig, ax = plt.subplots(figsize=(12, 5))
+    sides = [(f"{v}_tflops", f"pyptx {v}") for v in variants] + [
+        ("flash_tflops", "sdpa flash"), ("cudnn_tflops", "sdpa cuDNN")]
+    width = 0.8 / len(sides)
+    for n, (key, label) in enumerate(sides):
+        ax.bar([i + (n - (len(sides) - 1) / 2) * width for i in range(len(good))],
+               [r.get(key, 0) for r in good], width, label=label)
+    ax.set_xticks(range(len(good)))
+    ax.set_xticklabels([r["config"].replace(" causal", "\ncausal") for r in good],
+                       fontsize=7, rotation=30, ha="right")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"bf16 attention forward\n{device}", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "attention.png"), dpi=120)
+    plt.close(fig)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="benchmark_out")
+    p.add_argument("--tokens", type=int, default=65536, help="B*S (B = tokens // S)")
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--seqs", default="4096,8192,16384")
+    p.add_argument("--dims", default="64,128")
+    p.add_argument("--causal", default="both", choices=("both", "yes", "no"))
+    p.add_argument("--reps", type=int, default=30)
+    p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
+    p.add_argument("--variants", default="tile",
+                   help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    seqs = [int(s) for s in args.seqs.split(",")]
+    variants = args.variants.split(",")
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        p.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
+    causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
+    if args.child:
+        _torch().manual_seed(0)
+        return run_group(int(args.child), causals, seqs, args.tokens, args.heads, args.reps,
+                         variants)
+    torch = _torch()
+    prop = torch.cuda.get_device_properties(0)
+    device = (f"{prop.name}, {prop.multi_processor_count} SMs, torch {torch.__version__}, "
+              f"{time.strftime('%Y-%m-%d')}")
+    print(device, flush=True)
+    rows = []
+    for D in (int(d) for d in args.dims.split(",")):
+        got, _ = spawn(D, args)
+        rows += got
+        write_files(rows, args.out, device, variants)
+    print(table(rows, variants))
+
+
+if __name__ == "__main__":
+    main()
