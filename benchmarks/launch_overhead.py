@@ -1,14 +1,33 @@
 #!/usr/bin/env python3
-"""Microseconds per launch of a trivial kernel (add 1 to 32 floats, in
-place) through pyptx's eager path, torch.compile and a replayed CUDA graph,
-beside PyTorch's own ``x.add_(1)`` eager and in a replayed graph, measured
-in the same run; and, when JAX sees the GPU, a jax.jit function calling a
-kernel (y = x + 1 into a new array) beside jax.jit of ``x + 1``. Each figure is the median of --rounds rounds of --launches
-back-to-back launches timed on the host (synchronised before and after).
+"""What a launch costs: pyptx's eager call beside PyTorch's own ops.
 
-usage: launch_overhead.py [--launches N] [--rounds K]
+1. A trivial kernel (add 1 to 32 floats, in place) through pyptx's eager
+   path, torch.compile and a replayed CUDA graph, beside PyTorch's own
+   ``x.add_(1)`` eager and in a replayed graph; and, when JAX sees the GPU, a
+   jax.jit function calling a kernel beside jax.jit of ``x + 1``. Each figure
+   is the median of --rounds rounds of --launches back-to-back launches
+   timed on the host (synchronised before and after).
+2. The small-shape table (the original pyptx's shapes 32x1024, 256x4096,
+   1024x8192, 2048x8192): rms_norm, layer_norm, softmax and swiglu, each
+   whole call ``k(x, ...)`` (outputs allocated by the call) beside PyTorch's
+   fused op (F.rms_norm, F.layer_norm, torch.softmax, F.silu(a) * b), and
+   ours with ``out=`` a preallocated tensor. Each figure: CUDA events around
+   --calls back-to-back calls on input sets rotated to pass 2x L2, the median
+   of --table-rounds rounds, the sides interleaved round by round, the
+   garbage collector off; "host" is the time the loop took to enqueue (no
+   sync). The rows run shape by shape, the kernels interleaved. Outputs
+   checked against float64. "gpu": the same calls captured in one CUDA graph
+   and replayed (the GPU's time alone, median of 5 replays). "python": how
+   many of our timed calls left the C++ path (0 expected).
+
+usage: launch_overhead.py [--launches N] [--rounds K] [--calls C] [--out DIR]
+       launch_overhead.py --plot DIR/launch_overhead.json   (the PNG only)
 """
 import argparse
+import datetime
+import gc
+import json
+import math
 import os
 import statistics
 import sys
@@ -17,37 +36,43 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
 
-import torch  # noqa: E402
-
-from pyptx import Tile, kernel, ptx, reg  # noqa: E402
-from pyptx.types import f32, u32  # noqa: E402
-
-
-@kernel(in_specs=(Tile(32, f32),), grid=(1, 1, 1), block=(32, 1, 1), arch="auto")
-def add_one(X):
-    (px,) = ptx.global_ptrs(X)
-    tid = reg.from_(ptx.special.tid.x(), u32)
-    p = px + tid * 4
-    v = reg.scalar(f32)
-    ptx.inst.ld.global_.f32(v, ptx.addr(p))
-    ptx.inst.add.f32(v, v, 1.0)
-    ptx.inst.st.global_.f32(ptx.addr(p), v)
-    ptx.ret()
+SHAPES = ((32, 1024), (256, 4096), (1024, 8192), (2048, 8192))
+KERNELS = ("rms_norm", "layer_norm", "softmax", "swiglu")
+L2_PASS = 100 << 20  # bytes of inputs rotated through: 2x the H100's 50 MB L2
 
 
-@kernel(in_specs=(Tile(32, f32),), out_specs=(Tile(32, f32),), grid=(1, 1, 1),
-        block=(32, 1, 1), arch="auto")
-def plus_one(X, Y):
-    px, py = ptx.global_ptrs(X, Y)
-    off = reg.from_(ptx.special.tid.x(), u32) * 4
-    v = reg.scalar(f32)
-    ptx.inst.ld.global_.f32(v, ptx.addr(px + off))
-    ptx.inst.add.f32(v, v, 1.0)
-    ptx.inst.st.global_.f32(ptx.addr(py + off), v)
-    ptx.ret()
+# -- 1. a trivial kernel --------------------------------------------------------------
+
+def trivial_kernels():
+    from pyptx import Tile, kernel, ptx, reg
+    from pyptx.types import f32, u32
+
+    @kernel(in_specs=(Tile(32, f32),), grid=(1, 1, 1), block=(32, 1, 1), arch="auto")
+    def add_one(X):
+        (px,) = ptx.global_ptrs(X)
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        p = px + tid * 4
+        v = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(v, ptx.addr(p))
+        ptx.inst.add.f32(v, v, 1.0)
+        ptx.inst.st.global_.f32(ptx.addr(p), v)
+        ptx.ret()
+
+    @kernel(in_specs=(Tile(32, f32),), out_specs=(Tile(32, f32),), grid=(1, 1, 1),
+            block=(32, 1, 1), arch="auto")
+    def plus_one(X, Y):
+        px, py = ptx.global_ptrs(X, Y)
+        off = reg.from_(ptx.special.tid.x(), u32) * 4
+        v = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(v, ptx.addr(px + off))
+        ptx.inst.add.f32(v, v, 1.0)
+        ptx.inst.st.global_.f32(ptx.addr(py + off), v)
+        ptx.ret()
+
+    return add_one, plus_one
 
 
-def per_launch(fn, launches, rounds, sync=torch.cuda.synchronize):
+def per_launch(fn, launches, rounds, sync):
     """Median over rounds of the host time per call, in microseconds."""
     for _ in range(100):
         fn()
@@ -62,7 +87,7 @@ def per_launch(fn, launches, rounds, sync=torch.cuda.synchronize):
     return statistics.median(times)
 
 
-def jax_rows():
+def jax_rows(plus_one):
     """(name, fn, sync) rows for jax.jit, or [] where JAX has no GPU."""
     # JAX would otherwise take most of the GPU's memory next to PyTorch.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
@@ -89,7 +114,7 @@ def jax_rows():
             ("pyptx plus_one(x) under jax.jit", run(ours), sync)]
 
 
-def graph_of(fn):
+def graph_of(torch, fn):
     fn()
     torch.cuda.synchronize()
     g = torch.cuda.CUDAGraph()
@@ -98,39 +123,232 @@ def graph_of(fn):
     return g.replay
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--launches", type=int, default=2000)
-    parser.add_argument("--rounds", type=int, default=7)
-    args = parser.parse_args()
+def overhead_rows(torch, launches, rounds):
+    add_one, plus_one = trivial_kernels()
     x = torch.zeros(32, device="cuda")
     add_one(x)
     torch.cuda.synchronize()
     assert torch.equal(x, torch.ones_like(x)), f"add_one computed {x}"
     compiled = torch.compile(lambda t: add_one(t), fullgraph=True)
-
     rows = [
-        ("torch x.add_(1), eager", lambda: x.add_(1)),
-        ("pyptx add_one(x), eager", lambda: add_one(x)),
-        ("pyptx under torch.compile", lambda: compiled(x)),
-        ("torch x.add_(1), graph replay", graph_of(lambda: x.add_(1))),
-        ("pyptx add_one(x), graph replay", graph_of(lambda: add_one(x))),
-    ]
-    results = {}
-    for name, fn in rows:
-        results[name] = per_launch(fn, args.launches, args.rounds)
-    for name, fn, sync in jax_rows():
-        rows.append((name, fn))
-        results[name] = per_launch(fn, args.launches, args.rounds, sync)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}; "
-          f"{args.launches} launches x {args.rounds} rounds, median us per launch:")
-    for name, _ in rows:
-        print(f"  {name:34s} {results[name]:7.2f}")
-    eager = results["pyptx add_one(x), eager"] / results["torch x.add_(1), eager"]
-    graph = (results["pyptx add_one(x), graph replay"] /
-             results["torch x.add_(1), graph replay"])
-    print(f"eager: pyptx / torch = {eager:.2f}x (target <= 1.5x); "
-          f"graph replay: {graph:.2f}x (target <= 1.1x)")
+        ("torch x.add_(1), eager", lambda: x.add_(1), torch.cuda.synchronize),
+        ("pyptx add_one(x), eager", lambda: add_one(x), torch.cuda.synchronize),
+        ("pyptx under torch.compile", lambda: compiled(x), torch.cuda.synchronize),
+        ("torch x.add_(1), graph replay", graph_of(torch, lambda: x.add_(1)),
+         torch.cuda.synchronize),
+        ("pyptx add_one(x), graph replay", graph_of(torch, lambda: add_one(x)),
+         torch.cuda.synchronize),
+    ] + jax_rows(plus_one)
+    return {name: per_launch(fn, launches, rounds, sync) for name, fn, sync in rows}
+
+
+# -- 2. the small-shape table ---------------------------------------------------------
+
+def problem(torch, name, B, N):
+    """(make_inputs, torch's op, float64 reference) for one kernel."""
+    F = torch.nn.functional
+
+    def rand(*shape, scale=1.0, shift=0.0):
+        return torch.randn(*shape, device="cuda") * scale + shift
+
+    if name == "rms_norm":
+        return ((lambda: (rand(B, N), rand(N, scale=0.1, shift=1.0))),
+                lambda x, w: F.rms_norm(x, (N,), w, eps=1e-6),
+                lambda x, w: x * torch.rsqrt((x * x).mean(-1, keepdim=True) + 1e-6) * w)
+    if name == "layer_norm":
+        return ((lambda: (rand(B, N, scale=3.0, shift=1.0), rand(N, scale=0.1, shift=1.0),
+                          rand(N, scale=0.1))),
+                lambda x, w, b: F.layer_norm(x, (N,), w, b, eps=1e-5),
+                lambda x, w, b: F.layer_norm(x, (N,), w, b, eps=1e-5))
+    if name == "softmax":
+        return ((lambda: (rand(B, N, scale=4.0),)), lambda x: torch.softmax(x, -1),
+                lambda x: torch.softmax(x, -1))
+    return ((lambda: (rand(B, N, scale=4.0), rand(B, N))), lambda g, u: F.silu(g) * u,
+            lambda g, u: F.silu(g) * u)
+
+
+def timed(torch, fn, sets, calls):
+    """(us per call by CUDA events, us per call the host took to enqueue)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    t = time.perf_counter()
+    for i in range(calls):
+        fn(*sets[i % len(sets)])
+    host = time.perf_counter() - t
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) * 1e3 / calls, host * 1e6 / calls
+
+
+def gpu_time(torch, fn, sets, calls):
+    """us per call of the GPU's work alone: `calls` calls (inputs rotated)
+    captured in one CUDA graph, the median of 5 replays."""
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(calls):
+            fn(*sets[i % len(sets)])
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    times = []
+    for _ in range(6):
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        times.append(start.elapsed_time(end) * 1e3 / calls)
+    return statistics.median(times[1:])
+
+
+def table_row(torch, arch, name, B, N, calls, rounds):
+    from examples.common.for_arch import example
+    build = example(name, arch)[0]
+    k = build(B, N)
+    make, theirs, reference = problem(torch, name, B, N)
+    first = make()
+    per_set = sum(t.numel() * t.element_size() for t in first)
+    sets = [first] + [make() for _ in range(max(1, math.ceil(L2_PASS / per_set)) - 1)]
+    # Correct before timed: the whole call, and out= into a poisoned tensor.
+    ref = reference(*[t.double() for t in first])
+    poisoned = torch.full((B, N), float("nan"), device="cuda")
+    outs = {"ours": k(*first), "ours out=": k(*first, out=poisoned), "torch": theirs(*first)}
+    torch.cuda.synchronize()
+    errors = {side: ((o.double() - ref).norm() / ref.norm()).item() for side, o in outs.items()}
+    for side, err in errors.items():
+        assert err < 1e-4, f"{name} {B}x{N}: {side} relative error {err:.2e}"
+    out = torch.empty(B, N, device="cuda")
+    sides = {"ours": lambda *xs: k(*xs), "ours out=": lambda *xs: k(*xs, out=out),
+             "torch": theirs}
+    launcher = k._launchers["torch"]
+    python_calls = []
+    eager = launcher.eager
+    launcher.eager = lambda *a, **kw: python_calls.append(1) or eager(*a, **kw)
+    samples = {side: [] for side in sides}
+    gc.collect()
+    gc.disable()  # a collection inside one side's round would land on it alone
+    try:
+        for r in range(rounds + 3):  # 3 rounds of warm-up; the sides interleaved
+            for side, fn in sides.items():
+                result = timed(torch, fn, sets, calls)
+                if r >= 3:
+                    samples[side].append(result)
+    finally:
+        gc.enable()
+    del launcher.eager
+    row = {"kernel": name, "B": B, "N": N, "sets": len(sets), "calls": calls,
+           "rel_err": errors["ours"], "python": len(python_calls),
+           "ours_gpu_us": gpu_time(torch, sides["ours out="], sets, calls),
+           "torch_gpu_us": gpu_time(torch, theirs, sets, calls)}
+    for side, got in samples.items():
+        key = side.replace(" out=", "_out")
+        row[f"{key}_us"] = statistics.median(e for e, _ in got)
+        row[f"{key}_host_us"] = statistics.median(h for _, h in got)
+    row["ratio"] = row["ours_us"] / row["torch_us"]
+    del sets, first
+    torch.cuda.empty_cache()
+    return row
+
+
+# -- output -----------------------------------------------------------------------------
+
+def plot(result, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    rows = result["table"]
+    fig, axes = plt.subplots(1, len(KERNELS) + 1, figsize=(4 * (len(KERNELS) + 1), 4.2))
+    for ax, name in zip(axes, KERNELS):
+        mine = [r for r in rows if r["kernel"] == name]
+        xs = range(len(mine))
+        for i, (key, label) in enumerate([("ours_us", "pyptx k(x)"),
+                                          ("ours_out_us", "pyptx k(x, out=y)"),
+                                          ("torch_us", "PyTorch")]):
+            ax.bar([x + (i - 1) * 0.27 for x in xs], [r[key] for r in mine], 0.27,
+                   label=label)
+        for x, r in zip(xs, mine):
+            ax.annotate(f"{r['ratio']:.2f}x", (x, max(r["ours_us"], r["torch_us"])),
+                        ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(list(xs), [f"{r['B']}x{r['N']}" for r in mine], fontsize=8)
+        ax.set_yscale("log")
+        ax.set_title(name)
+        ax.set_ylabel("us per call (whole call)")
+    axes[0].legend(fontsize=8)
+    ax = axes[-1]
+    names = list(result["overhead"])
+    ax.barh(range(len(names)), [result["overhead"][n] for n in names])
+    ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_xlabel("us per launch (trivial kernel)")
+    fig.suptitle(f"{result['device']}, torch {result['torch']}, {result['date']}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def write(result, out_dir):
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "launch_overhead.json"), "w") as f:
+        json.dump(result, f, indent=1)
+    keys = ["kernel", "B", "N", "ours_us", "ours_out_us", "torch_us", "ratio",
+            "ours_host_us", "ours_out_host_us", "torch_host_us", "ours_gpu_us",
+            "torch_gpu_us", "python", "rel_err", "sets", "calls"]
+    with open(os.path.join(out_dir, "launch_overhead.csv"), "w") as f:
+        f.write(",".join(keys) + "\n")
+        for r in result["table"]:
+            f.write(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k])
+                             for k in keys) + "\n")
+    try:
+        plot(result, os.path.join(out_dir, "launch_overhead.png"))
+    except ImportError as e:
+        print(f"no PNG ({e}): make it elsewhere with --plot", file=sys.stderr)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--launches", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--table-rounds", type=int, default=15)
+    parser.add_argument("--out", help="write launch_overhead.{json,csv,png} here")
+    parser.add_argument("--plot", help="only make the PNG of this JSON, beside it")
+    args = parser.parse_args()
+    if args.plot:
+        with open(args.plot) as f:
+            plot(json.load(f), os.path.splitext(args.plot)[0] + ".png")
+        return
+    import torch
+    major, minor = torch.cuda.get_device_capability()
+    arch = f"sm_{major}{minor}" + ("a" if major in (9, 10) else "")
+    result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
+              "date": datetime.date.today().isoformat(),
+              "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
+              "overhead": overhead_rows(torch, args.launches, args.rounds), "table": []}
+    print(f"{result['device']}, torch {result['torch']}; {args.launches} launches x "
+          f"{args.rounds} rounds, median us per launch:")
+    for name, us in result["overhead"].items():
+        print(f"  {name:34s} {us:7.2f}")
+    o = result["overhead"]
+    eager = o["pyptx add_one(x), eager"] / o["torch x.add_(1), eager"]
+    graph = o["pyptx add_one(x), graph replay"] / o["torch x.add_(1), graph replay"]
+    print(f"eager: pyptx / torch = {eager:.2f}x; graph replay: {graph:.2f}x "
+          f"(target <= 1.0x)")
+    result["dlpack_exchange_api"] = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    print(f"\nwhole call, us (CUDA events, median of {args.table_rounds} rounds of "
+          f"{args.calls} calls; host: enqueue only):")
+    print(f"  {'kernel':10s} {'shape':>9s} {'ours':>8s} {'out=':>8s} {'torch':>8s} "
+          f"{'ratio':>6s} {'host ours':>9s} {'torch':>7s} {'gpu ours':>8s} {'torch':>7s} "
+          f"{'python':>6s}")
+    for B, N in SHAPES:
+        for name in KERNELS:
+            r = table_row(torch, arch, name, B, N, args.calls, args.table_rounds)
+            result["table"].append(r)
+            print(f"  {name:10s} {f'{B}x{N}':>9s} {r['ours_us']:8.2f} {r['ours_out_us']:8.2f} "
+                  f"{r['torch_us']:8.2f} {r['ratio']:5.2f}x {r['ours_host_us']:9.2f} "
+                  f"{r['torch_host_us']:7.2f} {r['ours_gpu_us']:8.2f} {r['torch_gpu_us']:7.2f} "
+                  f"{r['python']:6d}", flush=True)
+    result["table"].sort(key=lambda r: KERNELS.index(r["kernel"]))
+    worst = max(result["table"], key=lambda r: r["ratio"])
+    print(f"worst ratio: {worst['kernel']} {worst['B']}x{worst['N']} {worst['ratio']:.2f}x "
+          f"(target <= 1.0x at every shape)")
+    if args.out:
+        write(result, args.out)
 
 
 if __name__ == "__main__":

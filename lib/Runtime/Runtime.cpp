@@ -508,6 +508,8 @@ void LaunchPlan::throwArgumentError(unsigned index, size_t got) const {
 }
 
 void LaunchPlan::launch(CUstream stream) {
+  if (!encodedMaps.empty())
+    encodeTensorMaps();
   const Driver &d = driver();
   CUfunction function = kernel->function(sharedBytes);
   CUlaunchConfig config = {};
@@ -563,14 +565,14 @@ void synchronize() {
 // Tensor maps
 //===----------------------------------------------------------------------===//
 
-std::array<uint8_t, 128> encodeTensorMap(
-    CUtensorMapDataType dtype, uint64_t globalAddress, ArrayRef<uint64_t> dims,
-    ArrayRef<uint64_t> stridesBytes, ArrayRef<uint32_t> box,
-    ArrayRef<uint32_t> elementStrides, CUtensorMapInterleave interleave,
-    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
-    CUtensorMapFloatOOBfill oobFill) {
-  // The constraints cuTensorMapEncodeTiled documents, checked here so that
-  // a mistake gets a message rather than CUDA_ERROR_INVALID_VALUE.
+/// The constraints cuTensorMapEncodeTiled documents, checked here so that a
+/// mistake gets a message rather than CUDA_ERROR_INVALID_VALUE.
+static void checkTensorMap(ArrayRef<uint64_t> dims,
+                           ArrayRef<uint64_t> stridesBytes,
+                           ArrayRef<uint32_t> box,
+                           ArrayRef<uint32_t> elementStrides,
+                           CUtensorMapInterleave interleave,
+                           uint64_t globalAddress) {
   auto fail = [](const Twine &why) -> void {
     throw Error(("encoding a tensor map: " + why).str());
   };
@@ -610,7 +612,17 @@ std::array<uint8_t, 128> encodeTensorMap(
     if (stridesBytes[i] % 16 || stridesBytes[i] >= (uint64_t(1) << 40))
       fail("global stride " + Twine(i) + " is " + Twine(stridesBytes[i]) +
            " bytes, must be a multiple of 16 below 2^40");
+}
 
+std::array<uint8_t, 128> encodeTensorMap(
+    CUtensorMapDataType dtype, uint64_t globalAddress, ArrayRef<uint64_t> dims,
+    ArrayRef<uint64_t> stridesBytes, ArrayRef<uint32_t> box,
+    ArrayRef<uint32_t> elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill) {
+  checkTensorMap(dims, stridesBytes, box, elementStrides, interleave,
+                 globalAddress);
+  size_t rank = dims.size();
   const Driver &d = driver();
   SmallVector<uint32_t, 5> ones(rank, 1);
   CUtensorMap map;
@@ -624,6 +636,36 @@ std::array<uint8_t, 128> encodeTensorMap(
   static_assert(sizeof(map) == bytes.size(), "CUtensorMap is 128 bytes");
   std::memcpy(bytes.data(), &map, bytes.size());
   return bytes;
+}
+
+void LaunchPlan::encodeAtLaunch(unsigned param, TensorMapSource source) {
+  std::string prefix = "kernel '" + kernel->getName().str() + "': ";
+  if (param >= params.size() || params[param] != ParamKind::TensorMap)
+    throw Error(prefix + "parameter " + std::to_string(param) +
+                " is not a tensor map");
+  if (source.pointer >= params.size() ||
+      params[source.pointer] != ParamKind::Pointer)
+    throw Error(prefix + "parameter " + std::to_string(source.pointer) +
+                " (the tensor map's source) is not a pointer");
+  checkTensorMap(source.dims, source.stridesBytes, source.box,
+                 source.elementStrides, source.interleave, /*address=*/0);
+  encodedMaps.push_back({param, std::move(source), 0, false});
+}
+
+void LaunchPlan::encodeTensorMaps() {
+  for (EncodedMap &map : encodedMaps) {
+    uint64_t address;
+    std::memcpy(&address, args[map.source.pointer], sizeof(address));
+    if (map.encoded && map.address == address)
+      continue;
+    const TensorMapSource &s = map.source;
+    std::array<uint8_t, 128> bytes = encodeTensorMap(
+        s.dtype, address, s.dims, s.stridesBytes, s.box, s.elementStrides,
+        s.interleave, s.swizzle, s.l2Promotion, s.oobFill);
+    std::memcpy(args[map.param], bytes.data(), bytes.size());
+    map.address = address;
+    map.encoded = true;
+  }
 }
 
 } // namespace pyptx::runtime

@@ -277,6 +277,16 @@ class Module:
     def mlir(self) -> str:
         """The module as MLIR text (pyptx dialect), with locations."""
 
+    def param_effects(self, name: str) -> tuple[list[str], str]:
+        """(written, reason) of the function `name`: the names of the
+        parameters whose memory it may write (st, atom, red, bulk and TMA
+        copies to global memory...; for a TMA store, the tensor map's
+        parameter), in parameter order -- pointer-wide parameters only; and
+        "" when every write was attributed, else why one was not (a pointer
+        loaded from memory, a call: every pointer-wide parameter is then
+        listed). The analysis is pyptx-opt's -pyptx-param-effects.
+        ValueError when the module has no such function."""
+
     @property
     def num_instructions(self) -> int: ...
 

@@ -105,13 +105,79 @@ class LaunchPlan:
     @property
     def param_buffer_size(self) -> int: ...
 
+    def encode_at_launch(self, param: int, pointer: int, dtype: str,
+                         dims: Sequence[int], strides_bytes: Sequence[int],
+                         box: Sequence[int],
+                         element_strides: Sequence[int] | None = None,
+                         interleave: str = "none", swizzle: str = "none",
+                         l2_promotion: str = "none",
+                         oob_fill: str = "zero") -> None:
+        """From now on each launch first encodes the "tensormap" parameter
+        `param` (encode_tensor_map's arguments, the tensor's address taken
+        from the "ptr" parameter `pointer`; again only when that address
+        changed), so a caller that fills only the pointers -- the JAX
+        handler -- launches TMA kernels. Raises RuntimeError when `param` is
+        no tensor map or `pointer` no pointer, or on arguments
+        encode_tensor_map refuses (ValueError for an unknown name)."""
 
-def register_plan(plan: LaunchPlan, values: Sequence[int | float] = ()) -> int:
+
+class TorchCall:
+    """pyptx.runtime.torch's eager call of one specialisation, in C++: the
+    tensors are checked against it, the outputs made or checked, the
+    pointers written and the plan launched on torch's current stream, in
+    one call. This module does not link libtorch: it reads tensors through
+    torch.Tensor.__dlpack_c_exchange_api__ (DLPack 1.2's C exchange table:
+    a view of a tensor, and torch's current stream, each in one C call),
+    or, given none, through the tensors' Python attributes; and it makes
+    outputs with the functions it is given."""
+
+    def __init__(self, plan: LaunchPlan, tensor_types: tuple[type, ...],
+                 inputs: Sequence[tuple[tuple[int, ...], object]],
+                 outputs: Sequence[tuple[tuple[int, ...], object, int]],
+                 samples: Sequence[object], device: object, device_index: int,
+                 raws: Sequence[int | float],
+                 torch_functions: tuple[object, object, object],
+                 exchange_api: object = None) -> None:
+        """plan: its parameters are the inputs' pointers, the outputs', then
+        the raw values `raws` (kept, and written before each launch).
+        tensor_types: the exact types taken as tensors (torch.Tensor,
+        torch.nn.Parameter). inputs: (shape, dtype) of each input;
+        outputs: (shape, dtype, like) of each output, `like` the index of
+        the input whose empty_like makes it (same shape and dtype) or -1
+        for empty(shape, dtype=, device=). samples: a tensor of each
+        input's and output's dtype on the device (the DLPack path reads the
+        dtype codes off them). device, device_index: the torch.device of
+        the inputs and its index. torch_functions: (current_stream(index)
+        -> int, empty_like, empty).
+        exchange_api: torch.Tensor.__dlpack_c_exchange_api__, or None (or
+        an older table) for the attribute path. Raises ValueError when the
+        plan's parameters are not so many pointers then raw values, and as
+        LaunchPlan.launch does on a bad raw value."""
+
+    def call(self, inputs: tuple, out: object) -> object:
+        """The output (one), a tuple of them (several) or None (none),
+        after launching; or NotImplemented, having launched nothing, where
+        the inputs (a tuple) are not tensors of the exact types, shapes and
+        dtypes of this specialisation on its device, row-major (torch's
+        is_contiguous), where `out` (None: outputs are made; else a
+        tensor, or a tuple or list of one per output) is not so, or where
+        the current CUDA context is not the device's (another device is
+        current, or a new thread has none yet). Raises what torch raises
+        making an output (out of memory), and RuntimeError on a CUDA error
+        or where no driver is loaded."""
+
+
+def register_plan(plan: LaunchPlan, values: Sequence[int | float | bytes] = (),
+                  aliased_outputs: int = 0) -> int:
     """Keeps `plan` for jax_handler's custom calls and returns its id (the
     call's `plan` attribute). `values` go into the plan's last parameters,
     once and for good (raw values: static under jax.jit); every parameter
     before them must be "ptr": a call fills those with its input buffers'
-    device addresses, then its outputs'. Plans stay registered for the
+    device addresses, then its outputs' -- except the last
+    `aliased_outputs` outputs, the inputs the kernel writes in place, which
+    XLA passes again as outputs aliasing them (input_output_aliases) and
+    which fill no parameter. A "tensormap" parameter takes any 128 bytes
+    here when encode_at_launch encodes it. Plans stay registered for the
     process (compiled executables keep their ids). A plan that is
     registered belongs to the handler: launching it from Python too, or
     registering it again with other values, changes what its calls launch.

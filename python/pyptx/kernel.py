@@ -185,7 +185,7 @@ class TracedModule:
 
     def __init__(self, native, ptx: str, *, name, arch, version, grid, block,
                  cluster, smem, params, tma_descs=(), dynamic_smem=False,
-                 intrinsics=()):
+                 intrinsics=(), tensor_names=(), declared_writes=()):
         self.native = native
         self.ptx = ptx
         self.name, self.arch, self.version = name, arch, version
@@ -197,6 +197,34 @@ class TracedModule:
         # @intrinsic calls: (name, arguments, first instruction, end), the
         # instruction indices counting from 0 in emission order.
         self.intrinsics = list(intrinsics)
+        self.tensor_names = list(tensor_names)
+        self.declared_writes = tuple(declared_writes)
+        self._effects = None
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """The tensor parameters the kernel may write, in parameter order:
+        those @kernel(writes=...) declares, and those the dialect's
+        ParamEffects analysis finds written through (pyptx-opt
+        -pyptx-param-effects; a TMA store writes the tensor its descriptor
+        describes). Where the analysis cannot attribute a write (a pointer
+        loaded from memory), every tensor counts: see writes_reason."""
+        written, _ = self._param_effects()
+        return tuple(n for n in self.tensor_names
+                     if n in written or n in self.declared_writes)
+
+    @property
+    def writes_reason(self) -> str:
+        """Why the analysis counts every tensor as written ("" when it
+        attributed each write to a parameter)."""
+        return self._param_effects()[1]
+
+    def _param_effects(self):
+        if self._effects is None:
+            written, reason = self.native.param_effects(self.name)
+            tensor_of = {d.param: d.tensor for d in self.tma_descs}
+            self._effects = ({tensor_of.get(n, n) for n in written}, reason)
+        return self._effects
 
     @property
     def mlir(self) -> str:
@@ -218,7 +246,8 @@ class Kernel:
                  extern_smem: bool | str = False,
                  reqntid: tuple[int, ...] | None = None,
                  raw_directives: Sequence[tuple[str, tuple]] | None = None,
-                 lineinfo: bool = False, isa_policy: str = "strict"):
+                 lineinfo: bool = False, isa_policy: str = "strict",
+                 writes: Sequence[str] = ()):
         self.fn = fn
         self.isa_policy = isa_policy
         self.name = fn.__name__
@@ -254,6 +283,11 @@ class Kernel:
         names = self.tensor_names + [p.name for p in self.raw_params]
         if len(set(names)) != len(names):
             raise TypeError(f"@kernel {self.name}: parameter names repeat: {names}")
+        self.writes = (writes,) if isinstance(writes, str) else tuple(writes)
+        for name in self.writes:
+            if name not in self.tensor_names:
+                raise TypeError(f"@kernel {self.name}: writes names {name!r}, which is "
+                                f"not a tensor parameter (they are {self.tensor_names})")
         self._directive_list = self._directives()
         self._loc = (fn.__code__.co_filename, fn.__code__.co_firstlineno, 0)
         self._launchers: dict = {}  # framework name -> its launcher
@@ -431,7 +465,8 @@ class Kernel:
                             block=self._block, cluster=self._cluster, smem=smem,
                             params=params + [tuple(p) for p in added],
                             tma_descs=ctx.tma_descs, dynamic_smem=ctx.dynamic_smem,
-                            intrinsics=ctx.units.get("intrinsic", ()))
+                            intrinsics=ctx.units.get("intrinsic", ()),
+                            tensor_names=self.tensor_names, declared_writes=self.writes)
 
     def ptx(self, **kwargs) -> str:
         """Traces and returns the PTX text:
@@ -484,6 +519,18 @@ class Kernel:
                 return {"ok": False, "ptxas_stderr": e.output}
         return {"ok": True, "ptxas_stderr": log,
                 **_occupancy(log, m, math.prod(self._block))}
+
+    def compile(self, *, spills: str = "warn", gpu_arch: str | None = None, **kwargs):
+        """Traces for these template/shape kwargs and assembles with
+        ``ptxas -v``: a pyptx.compiled.CompiledKernel with ``.ptx``,
+        ``.cubin`` (bytes), ``.sass()`` and ``.resources`` (registers,
+        spill_stores, spill_loads, local_memory, static_smem, dynamic_smem,
+        barriers, max_threads_per_block). spills: "error" (SpillError at the
+        kernel's line when ptxas spills or uses local memory), "warn" or
+        "ignore". gpu_arch: ptxas's -arch, default the PTX's target (an
+        sm_80 kernel for an H100: "sm_90")."""
+        from pyptx.compiled import compile_kernel
+        return compile_kernel(self, kwargs, spills=spills, gpu_arch=gpu_arch)
 
     def __call__(self, *args, **kwargs):
         """Launches the kernel on framework arrays: ``out = k(x, w)`` takes
@@ -582,7 +629,8 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
            version: tuple[int, int] | None = None, in_specs=None, out_specs=None,
            grid: Any = None, block=(1, 1, 1), cluster=(1, 1, 1), smem: int = 0,
            raw_params=None, extern_smem: bool | str = False, reqntid=None,
-           raw_directives=None, lineinfo: bool = False, isa_policy: str = "strict"):
+           raw_directives=None, lineinfo: bool = False, isa_policy: str = "strict",
+           writes=()):
     """Decorator: ``@kernel`` or ``@kernel(arch="sm_100a", ...)`` -> Kernel.
 
     arch: the target ("sm_80", "sm_90a", "sm_100a", or "auto": $PYPTX_ARCH,
@@ -601,12 +649,16 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
     lineinfo=True emits ``.file``/``.loc`` so ptxas (-lineinfo) maps SASS to
     the Python lines. isa_policy: "strict" (every instruction must be in the
     ISA description), "warn-unknown" (instructions newer than it pass, with
-    a warning) or "off" -- pyptx-opt's --pyptx-isa."""
+    a warning) or "off" -- pyptx-opt's --pyptx-isa.
+    writes: names of input tensors the kernel writes in place, where the
+    analysis that finds them (TracedModule.writes) cannot see it; the
+    frameworks then treat them as mutated (torch.compile's mutates_args,
+    JAX's input_output_aliases)."""
     options = dict(arch=arch, version=version, in_specs=in_specs, out_specs=out_specs,
                    grid=grid, block=block, cluster=cluster, smem=smem,
                    raw_params=raw_params, extern_smem=extern_smem, reqntid=reqntid,
                    raw_directives=raw_directives, lineinfo=lineinfo,
-                   isa_policy=isa_policy)
+                   isa_policy=isa_policy, writes=writes)
     if fn is not None:
         return Kernel(fn, **options)
     return lambda f: Kernel(f, **options)

@@ -1,6 +1,8 @@
 """PyTorch without a GPU: argument checks, the custom op, its fake
 implementation and torch.compile's graph capture. (Launches are
 test/gpu/'s.)"""
+import re
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="PyTorch is installed by scripts/setup.sh")
@@ -77,7 +79,7 @@ def test_fake_implementation_gives_the_output_shape(rms_norm):
     x, w = torch.randn(4, 64), torch.randn(64)
     with pytest.raises(ArgumentError):
         rms_norm(x, w)  # registers nothing yet: eager path
-    op = rms_norm._launchers["torch"]._op({}).op
+    op = rms_norm._launchers["torch"]._op({}).op_for(x, w)
     with FakeTensorMode() as mode:
         out = op(mode.from_tensor(x), mode.from_tensor(w))
     assert out.shape == (4, 64) and out.dtype == torch.float32
@@ -109,3 +111,136 @@ def test_differentiable_kernel_wires_autograd():
     bad = differentiable_kernel(forward, lambda w, dy: dy, save_for_backward=[1])
     with pytest.raises(RuntimeError, match="returned 1 gradients for 2 inputs"):
         bad(x, w).sum().backward()
+
+
+# -- kernels that write their inputs (issue 18, part 1) ----------------------------
+
+def _op(k, *inputs):
+    from pyptx.runtime.torch import launcher
+    return launcher(k)._op({}).op_for(*inputs)
+
+
+def test_written_inputs_are_mutated_arguments_of_the_custom_op(rms_norm):
+    from examples.common.inplace import build_add_one, build_add_one_copy, build_scale_tma
+
+    x = torch.zeros(256)
+    op = _op(build_add_one(256), x)
+    assert str(op.default._schema).endswith("(Tensor(a0!) X) -> ()")
+    op = _op(build_add_one_copy(256), x)
+    assert str(op.default._schema).endswith("(Tensor(a0!) X) -> Tensor")
+    # Through a TMA store: the tensor the descriptor describes.
+    op = _op(build_scale_tma(), torch.zeros(64, 64))
+    assert str(op.default._schema).endswith("(Tensor(a0!) X) -> ()")
+    op = _op(rms_norm, torch.zeros(4, 64), torch.zeros(64))
+    assert str(op.default._schema).endswith("(Tensor X, Tensor W) -> Tensor")
+
+
+def test_declared_writes_are_mutated_arguments():
+    from pyptx import Tile, kernel, ptx
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile(8, f32), Tile(8, f32)), out_specs=(Tile(8, f32),),
+            grid=(1, 1, 1), block=(32, 1, 1), writes=("B",))
+    def declared(A, B, C):
+        ptx.ret()
+
+    op = _op(declared, torch.zeros(8), torch.zeros(8))
+    assert str(op.default._schema).endswith("(Tensor A, Tensor(a1!) B) -> Tensor")
+
+
+def test_torch_compile_orders_the_write_before_its_readers():
+    # The issue's case: torch.compile(lambda t: (add_one(t), t * 2)[1]). The
+    # functionalised graph (what every backend compiles) must read t * 2 from
+    # the op's written value and write it back to t.
+    from torch._dynamo.backends.common import aot_autograd
+    from examples.common.inplace import build_add_one
+
+    add_one = build_add_one(256)
+    graphs = []
+
+    def capture(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    f = torch.compile(lambda t: (add_one(t), t * 2)[1], fullgraph=True,
+                      backend=aot_autograd(fw_compiler=capture))
+    with pytest.raises(ArgumentError, match="must be on a CUDA device"):
+        f(torch.zeros(256))  # the real implementation runs: no GPU here
+    code = graphs[0].code
+    call = re.search(r"(\w+) = torch.ops.higher_order.auto_functionalized\w*\("
+                     r"torch.ops.pyptx.add_one_\d+.default, _X_base_index = 0, "
+                     r"_all_bases = \[(\w+)\]\)", code)
+    assert call, code
+    new = re.search(rf"(\w+) = {call.group(1)}\[1\]", code).group(1)
+    assert re.search(rf"mul = torch.ops.aten.mul.Tensor\({new}, 2\)", code), code
+    # Returned first: the input's new value, which AOT copies into t.
+    assert re.search(rf"return \({new}, mul\)", code), code
+
+
+def test_kernel_without_effects_is_an_error_under_torch_compile():
+    from pyptx import Tile, kernel, ptx
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile(4, f32),), grid=(1, 1, 1), block=(32, 1, 1))
+    def nothing(X):
+        ptx.ret()
+
+    f = torch.compile(lambda t: (nothing(t), t * 2)[1], fullgraph=True, backend="eager")
+    with pytest.raises(Exception, match=r"nothing: under torch.compile a kernel's "
+                                        r"effects are its outputs and the inputs it "
+                                        r"writes, and this one has no out_specs and "
+                                        r"writes none of its inputs \['X'\]") as info:
+        f(torch.zeros(4))
+    assert "@kernel(writes=...)" in str(info.value)
+
+
+def test_symbolic_kernel_traces_at_the_inputs_shapes():
+    from pyptx import Tile, kernel, ptx, reg
+    from pyptx.runtime.torch import written_inputs
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile("N", f32),), grid=lambda N: (N // 32, 1, 1), block=(32, 1, 1))
+    def bump(X):
+        (px,) = ptx.global_ptrs(X)
+        v = reg.scalar(f32)
+        ptx.inst.ld.global_.f32(v, ptx.addr(px))
+        ptx.inst.st.global_.f32(ptx.addr(px), v)
+        ptx.ret()
+
+    assert written_inputs(bump, {}, [(64,)]) == ("X",)
+    # One op for every shape that writes the same inputs.
+    assert _op(bump, torch.zeros(64)) is _op(bump, torch.zeros(128))
+
+
+def _example_ops():
+    """(id, kernel) of every example that launches (has in_specs)."""
+    from test_param_effects import EXAMPLES, _build
+    found = []
+    for key, (args, kwargs, _) in EXAMPLES.items():
+        k = _build(key, args, kwargs)
+        if k.in_specs:
+            found.append(pytest.param(k, id=key))
+    return found
+
+
+@pytest.mark.parametrize("k", _example_ops())
+def test_every_example_op_has_its_effects_in_the_schema(k):
+    # What opcheck checks without running the kernel (opcheck itself runs it:
+    # test/gpu/test_mutation.py): the schema marks exactly the written
+    # inputs, and the fake implementation gives each output's shape and
+    # dtype.
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from pyptx.runtime.torch import torch_dtype
+
+    inputs = [torch.zeros(t.dims, dtype=torch_dtype(t.dtype)) for t in k.in_specs]
+    op = _op(k, *inputs)
+    m = k.module()
+    schema = op.default._schema
+    mutated = [a.name for a in schema.arguments
+               if a.alias_info is not None and a.alias_info.is_write]
+    assert mutated == [n for n in m.writes if n in k.tensor_names[:len(inputs)]]
+    with FakeTensorMode() as mode:
+        outs = op(*[mode.from_tensor(t) for t in inputs])
+    outs = [] if outs is None else [outs] if isinstance(outs, torch.Tensor) else outs
+    assert [(tuple(o.shape), o.dtype) for o in outs] == [
+        (tuple(t.dims), torch_dtype(t.dtype)) for t in k.out_specs]

@@ -1,5 +1,6 @@
 //===- pyptx-opt.cpp - parse, verify, print pyptx IR ----------------------===//
 
+#include "pyptx/Dialect/PTX/Analysis/Passes.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -8,6 +9,8 @@
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   registry.insert<pyptx::PTXDialect>();
+  pyptx::registerPTXAnalysisPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "pyptx-opt: parse, verify and print pyptx IR\n", registry));
+      argc, argv, "pyptx-opt: parse, verify, analyse and print pyptx IR\n",
+      registry));
 }

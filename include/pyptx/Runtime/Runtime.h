@@ -130,6 +130,21 @@ llvm::StringRef paramKindName(ParamKind kind);
 /// The kind named so, or false.
 bool parseParamKind(llvm::StringRef name, ParamKind &kind);
 
+/// A tensor map a LaunchPlan encodes itself at launch, from the tensor
+/// address in one of its pointer parameters: for callers that fill only the
+/// pointers (JAX's FFI handler gets XLA's buffers there). The other fields
+/// are encodeTensorMap's arguments.
+struct TensorMapSource {
+  unsigned pointer; // The pointer parameter that holds the tensor's address.
+  CUtensorMapDataType dtype;
+  llvm::SmallVector<uint64_t, 5> dims, stridesBytes;
+  llvm::SmallVector<uint32_t, 5> box, elementStrides;
+  CUtensorMapInterleave interleave;
+  CUtensorMapSwizzle swizzle;
+  CUtensorMapL2promotion l2Promotion;
+  CUtensorMapFloatOOBfill oobFill;
+};
+
 /// A kernel with its launch shape and parameter kinds fixed, and the
 /// parameter buffer laid out once: a launch writes the values in place and
 /// calls cuLaunchKernelEx, with no allocation.
@@ -157,7 +172,14 @@ public:
   /// Where parameter `i`'s value goes (paramSize bytes, aligned).
   void *slot(unsigned i) { return args[i]; }
 
-  /// Launches with the values now in the slots.
+  /// From now on each launch first encodes tensor-map parameter `param`
+  /// from the address in pointer parameter `source.pointer` (again only
+  /// when that address changed). Throws Error on parameters of other kinds
+  /// and on arguments encodeTensorMap would refuse.
+  void encodeAtLaunch(unsigned param, TensorMapSource source);
+
+  /// Launches with the values now in the slots (and the tensor maps of
+  /// encodeAtLaunch encoded).
   void launch(CUstream stream);
 
   /// The same, in `stream`'s own context (cuStreamGetCtx), made current for
@@ -180,6 +202,7 @@ public:
 private:
   void store(unsigned i, const void *value, size_t size);
   [[noreturn]] void throwArgumentError(unsigned index, size_t got) const;
+  void encodeTensorMaps();
 
   std::shared_ptr<Kernel> kernel;
   Dim3 grid, block, cluster;
@@ -193,6 +216,15 @@ private:
   };
   std::vector<Block> buffer;
   llvm::SmallVector<void *, 8> args; // &buffer[offsets[i]]
+  /// The tensor maps of encodeAtLaunch, and the address each was last
+  /// encoded for.
+  struct EncodedMap {
+    unsigned param;
+    TensorMapSource source;
+    uint64_t address;
+    bool encoded;
+  };
+  llvm::SmallVector<EncodedMap, 0> encodedMaps;
 };
 
 //===----------------------------------------------------------------------===//

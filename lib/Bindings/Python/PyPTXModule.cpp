@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pyptx/Dialect/PTX/Analysis/ParamEffects.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 #include "pyptx/Target/PTX/Export.h"
 #include "pyptx/Target/PTX/Import.h"
@@ -1045,6 +1046,25 @@ public:
     lastWarnings = diagnostics.warnings();
   }
 
+  /// ParamEffects of the function named `name`: the parameters it may
+  /// write through, and why that is every pointer parameter ("" when each
+  /// write was attributed).
+  std::pair<std::vector<std::string>, std::string>
+  paramEffects(const std::string &name) {
+    finish();
+    for (auto func : module->getBodyBlock()->getOps<FuncOp>()) {
+      if (func.getSymName() != name)
+        continue;
+      ParamEffects effects(func);
+      std::vector<std::string> written;
+      for (StringAttr param : effects.getWritten())
+        written.push_back(param.str());
+      return {written, effects.getReason()};
+    }
+    throw py::value_error("param_effects: no function '" + name +
+                          "' in the module");
+  }
+
   /// The warnings of the last verification (`--pyptx-isa=warn-unknown`'s
   /// undescribed instructions).
   std::vector<std::tuple<std::string, unsigned, unsigned, std::string>>
@@ -1718,6 +1738,7 @@ PYBIND11_MODULE(_native, m) {
       .def("verify", &ModuleBuilder::verify)
       .def("ptx", &ModuleBuilder::ptx)
       .def("mlir", &ModuleBuilder::mlirText)
+      .def("param_effects", &ModuleBuilder::paramEffects, py::arg("name"))
       .def_property_readonly("num_instructions",
                              &ModuleBuilder::getNumInstructions)
       .def_readonly("warnings", &ModuleBuilder::lastWarnings,

@@ -11,6 +11,7 @@
 #include "xla/ffi/api/ffi.h"
 
 #include "FastCall.h"
+#include "TorchCall.h"
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -228,10 +229,14 @@ PyMethodDef launchDef = {
 //===----------------------------------------------------------------------===//
 
 /// A plan the handler launches: its first `numBuffers` parameters are
-/// pointers, filled per call; the rest were stored once by register_plan.
+/// pointers, filled per call; the rest were stored once by register_plan
+/// (tensor maps are encoded at launch: LaunchPlan::encodeAtLaunch). The
+/// call's last `numAliased` outputs are inputs the kernel writes in place,
+/// passed again by XLA as outputs aliasing them: they fill no parameter.
 struct Registered {
   std::shared_ptr<LaunchPlan> plan;
   size_t numBuffers;
+  size_t numAliased;
 };
 
 /// Registered plans, by id (their index; never removed, since compiled XLA
@@ -240,9 +245,10 @@ struct Registered {
 std::mutex registryMutex;
 std::vector<Registered> registry;
 
-/// register_plan(plan, values): stores `values` into the plan's last
-/// parameters (for good), and returns the id the handler takes.
-int64_t registerPlan(std::shared_ptr<LaunchPlan> plan, py::sequence values) {
+/// register_plan(plan, values, aliased_outputs): stores `values` into the
+/// plan's last parameters (for good), and returns the id the handler takes.
+int64_t registerPlan(std::shared_ptr<LaunchPlan> plan, py::sequence values,
+                     size_t aliasedOutputs) {
   if (!plan)
     throw py::type_error("register_plan: plan must be a LaunchPlan, not None");
   size_t numParams = plan->getParams().size();
@@ -263,7 +269,7 @@ int64_t registerPlan(std::shared_ptr<LaunchPlan> plan, py::sequence values) {
   std::lock_guard<std::mutex> lock(registryMutex);
   for (size_t i = 0; i < numValues; ++i)
     storeParam(*plan, unsigned(numBuffers + i), values[i].ptr());
-  registry.push_back({std::move(plan), numBuffers});
+  registry.push_back({std::move(plan), numBuffers, aliasedOutputs});
   return int64_t(registry.size() - 1);
 }
 
@@ -285,11 +291,17 @@ ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
   std::string kernel = "pyptx_launch: kernel '" +
                        plan.getKernel().getName().str() + "'";
   size_t numBuffers = registry[id].numBuffers;
-  if (args.size() + rets.size() != numBuffers)
+  size_t numAliased = registry[id].numAliased;
+  if (rets.size() < numAliased ||
+      args.size() + rets.size() - numAliased != numBuffers)
     return ffi::Error::InvalidArgument(
         kernel + " takes " + std::to_string(numBuffers) +
-        " buffers (inputs, then outputs), got " + std::to_string(args.size()) +
-        " inputs and " + std::to_string(rets.size()) + " outputs");
+        " buffers (inputs, then outputs)" +
+        (numAliased ? " and " + std::to_string(numAliased) +
+                          " outputs aliasing inputs"
+                    : std::string()) +
+        ", got " + std::to_string(args.size()) + " inputs and " +
+        std::to_string(rets.size()) + " outputs");
   for (size_t i = 0; i < args.size(); ++i) {
     ffi::ErrorOr<ffi::AnyBuffer> buffer = args.get<ffi::AnyBuffer>(i);
     if (buffer.has_error())
@@ -297,7 +309,7 @@ ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
                                   ": " + buffer.error().message());
     storeAddress(plan, i, buffer->untyped_data());
   }
-  for (size_t i = 0; i < rets.size(); ++i) {
+  for (size_t i = 0; i + numAliased < rets.size(); ++i) {
     ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> buffer =
         rets.get<ffi::AnyBuffer>(i);
     if (buffer.has_error())
@@ -337,14 +349,24 @@ Enum byName(std::initializer_list<std::pair<const char *, Enum>> table,
                         name + "' is not one of " + names);
 }
 
-py::bytes encodeTensorMapByName(
-    const std::string &dtype, uint64_t globalAddress,
+/// encode_tensor_map's arguments (but the address) as a TensorMapSource
+/// whose pointer is `pointer`.
+TensorMapSource tensorMapByName(
+    unsigned pointer, const std::string &dtype,
     const std::vector<uint64_t> &dims, const std::vector<uint64_t> &strides,
     const std::vector<uint32_t> &box,
     const std::optional<std::vector<uint32_t>> &elementStrides,
     const std::string &interleave, const std::string &swizzle,
     const std::string &l2Promotion, const std::string &oobFill) {
-  auto dataType = byName<CUtensorMapDataType>(
+  TensorMapSource source;
+  source.pointer = pointer;
+  source.dims.assign(dims.begin(), dims.end());
+  source.stridesBytes.assign(strides.begin(), strides.end());
+  source.box.assign(box.begin(), box.end());
+  if (elementStrides)
+    source.elementStrides.assign(elementStrides->begin(),
+                                 elementStrides->end());
+  source.dtype = byName<CUtensorMapDataType>(
       {
           {"u8", CU_TENSOR_MAP_DATA_TYPE_UINT8},
           {"u16", CU_TENSOR_MAP_DATA_TYPE_UINT16},
@@ -367,12 +389,12 @@ py::bytes encodeTensorMapByName(
 #endif
       },
       dtype, "dtype");
-  auto interleaveKind = byName<CUtensorMapInterleave>(
+  source.interleave = byName<CUtensorMapInterleave>(
       {{"none", CU_TENSOR_MAP_INTERLEAVE_NONE},
        {"16B", CU_TENSOR_MAP_INTERLEAVE_16B},
        {"32B", CU_TENSOR_MAP_INTERLEAVE_32B}},
       interleave, "interleave");
-  auto swizzleKind = byName<CUtensorMapSwizzle>(
+  source.swizzle = byName<CUtensorMapSwizzle>(
       {
           {"none", CU_TENSOR_MAP_SWIZZLE_NONE},
           {"32B", CU_TENSOR_MAP_SWIZZLE_32B},
@@ -386,22 +408,46 @@ py::bytes encodeTensorMapByName(
 #endif
       },
       swizzle, "swizzle");
-  auto promotion = byName<CUtensorMapL2promotion>(
+  source.l2Promotion = byName<CUtensorMapL2promotion>(
       {{"none", CU_TENSOR_MAP_L2_PROMOTION_NONE},
        {"64B", CU_TENSOR_MAP_L2_PROMOTION_L2_64B},
        {"128B", CU_TENSOR_MAP_L2_PROMOTION_L2_128B},
        {"256B", CU_TENSOR_MAP_L2_PROMOTION_L2_256B}},
       l2Promotion, "l2_promotion");
-  auto fill = byName<CUtensorMapFloatOOBfill>(
+  source.oobFill = byName<CUtensorMapFloatOOBfill>(
       {{"zero", CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE},
        {"nan", CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA}},
       oobFill, "oob_fill");
+  return source;
+}
+
+py::bytes encodeTensorMapByName(
+    const std::string &dtype, uint64_t globalAddress,
+    const std::vector<uint64_t> &dims, const std::vector<uint64_t> &strides,
+    const std::vector<uint32_t> &box,
+    const std::optional<std::vector<uint32_t>> &elementStrides,
+    const std::string &interleave, const std::string &swizzle,
+    const std::string &l2Promotion, const std::string &oobFill) {
+  TensorMapSource s =
+      tensorMapByName(0, dtype, dims, strides, box, elementStrides, interleave,
+                      swizzle, l2Promotion, oobFill);
   std::array<uint8_t, 128> map = encodeTensorMap(
-      dataType, globalAddress, dims, strides, box,
-      elementStrides ? llvm::ArrayRef<uint32_t>(*elementStrides)
-                     : llvm::ArrayRef<uint32_t>(),
-      interleaveKind, swizzleKind, promotion, fill);
+      s.dtype, globalAddress, s.dims, s.stridesBytes, s.box, s.elementStrides,
+      s.interleave, s.swizzle, s.l2Promotion, s.oobFill);
   return py::bytes(reinterpret_cast<const char *>(map.data()), map.size());
+}
+
+/// LaunchPlan.encode_at_launch: see LaunchPlan::encodeAtLaunch.
+void encodeAtLaunchByName(
+    LaunchPlan &plan, unsigned param, unsigned pointer,
+    const std::string &dtype, const std::vector<uint64_t> &dims,
+    const std::vector<uint64_t> &strides, const std::vector<uint32_t> &box,
+    const std::optional<std::vector<uint32_t>> &elementStrides,
+    const std::string &interleave, const std::string &swizzle,
+    const std::string &l2Promotion, const std::string &oobFill) {
+  plan.encodeAtLaunch(param, tensorMapByName(pointer, dtype, dims, strides,
+                                             box, elementStrides, interleave,
+                                             swizzle, l2Promotion, oobFill));
 }
 
 } // namespace
@@ -469,12 +515,20 @@ PYBIND11_MODULE(_runtime, m) {
                                    p.getOffsets().begin(),
                                    p.getOffsets().end());
                              })
-      .def_property_readonly("param_buffer_size", &LaunchPlan::getBufferSize);
+      .def_property_readonly("param_buffer_size", &LaunchPlan::getBufferSize)
+      .def("encode_at_launch", &encodeAtLaunchByName, py::arg("param"),
+           py::arg("pointer"), py::arg("dtype"), py::arg("dims"),
+           py::arg("strides_bytes"), py::arg("box"),
+           py::arg("element_strides") = py::none(),
+           py::arg("interleave") = "none", py::arg("swizzle") = "none",
+           py::arg("l2_promotion") = "none", py::arg("oob_fill") = "zero");
   plan.attr("launch") = py::reinterpret_steal<py::object>(
       PyDescr_NewMethod((PyTypeObject *)plan.ptr(), &launchDef));
 
+  defineTorchCall(m, &storeParam);
+
   m.def("register_plan", &registerPlan, py::arg("plan"),
-        py::arg("values") = py::tuple());
+        py::arg("values") = py::tuple(), py::arg("aliased_outputs") = 0);
   m.def("jax_handler", []() {
     return py::capsule(reinterpret_cast<void *>(&pyptxJaxLaunch));
   });

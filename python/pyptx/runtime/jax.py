@@ -6,7 +6,16 @@ pointer slots with the input and output buffers' device addresses and
 launches on XLA's stream. The plan is named by the call's ``plan`` attribute,
 an id from ``_runtime.register_plan``, made once per shapes, dtypes,
 template parameters and raw values; raw values are static (Python numbers,
-as under ``jax.jit``) and stored into the plan at registration.
+as under ``jax.jit``) and stored into the plan at registration. TMA
+descriptors are encoded by the plan at each launch from the buffer of the
+tensor they describe (LaunchPlan.encode_at_launch).
+
+An input the kernel writes in place (TracedModule.writes: found by the
+analysis, or declared with @kernel(writes=...)) is also an output of the
+call, aliasing the input (``input_output_aliases``): the call returns the
+kernel's outputs, then the new values of the inputs it writes. Under
+``jax.jit(..., donate_argnums=...)`` XLA then reuses the input's buffer;
+otherwise it copies the input first, and the caller's array is unchanged.
 """
 from __future__ import annotations
 
@@ -17,8 +26,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from pyptx import types as T
-from pyptx.runtime import (_MISSING, ArgumentError, Launch, check_arrays, fill_raw,
-                           runtime, split_raw)
+from pyptx.runtime import (_MISSING, _TMA_DTYPES, ArgumentError, Launch, check_arrays,
+                           fill_raw, runtime, split_raw)
 
 TARGET = "pyptx_launch"
 
@@ -133,16 +142,31 @@ class JaxLauncher:
         k = self.kernel
         bound = self._check(inputs)
         launch = Launch(k, bound, template)
-        if launch.module.tma_descs:
-            raise ArgumentError(f"{k.name}: TMA descriptor parameters (tma_desc()) "
-                                f"launch from PyTorch only, not yet from JAX")
+        module = launch.module
         values = fill_raw(k, values, launch.raw_env)
         _register_target()
-        plan = np.int64(runtime().register_plan(launch.plan, values))
+        plan = launch.plan
+        shapes = dict(zip(k.tensor_names, [*(x.shape for x in inputs), *launch.out_shapes]))
+        first_map = len(k.tensor_names) + len(k.raw_params)
+        for i, d in enumerate(module.tma_descs):
+            dims, strides, box = d.geometry(shapes[d.tensor])
+            plan.encode_at_launch(first_map + i, k.tensor_names.index(d.tensor),
+                                  _TMA_DTYPES.get(d.dtype.name, d.dtype.name), dims,
+                                  strides, box, swizzle=d.swizzle,
+                                  l2_promotion=d.l2_promotion, oob_fill=d.oob_fill)
+        written = [i for i, name in enumerate(k.tensor_names[:self.n_in])
+                   if name in module.writes]
+        # The maps' bytes are the plan's to encode; any placeholder does here.
+        aliased = {"aliased_outputs": len(written)} if written else {}
+        plan_id = np.int64(runtime().register_plan(
+            plan, (*values, *[bytes(128)] * len(module.tma_descs)), **aliased))
         results = [jax.ShapeDtypeStruct(shape, jax_dtype(tile.dtype))
                    for shape, tile in zip(launch.out_shapes, k.out_specs)]
-        call = jax.ffi.ffi_call(TARGET, results, has_side_effect=not results)
-        return call, plan
+        aliases = {i: len(results) + j for j, i in enumerate(written)}
+        results += [jax.ShapeDtypeStruct(inputs[i].shape, inputs[i].dtype) for i in written]
+        call = jax.ffi.ffi_call(TARGET, results, has_side_effect=not results,
+                                input_output_aliases=aliases)
+        return call, plan_id
 
 
 def launcher(kernel) -> JaxLauncher:

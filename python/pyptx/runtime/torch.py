@@ -2,7 +2,10 @@
 
 Eager calls take a short path: the Launch for the arguments' shapes,
 dtypes and device is cached, each call checks contiguity, allocates the
-outputs and launches on the current stream (so CUDA graphs capture it).
+outputs (or takes ``out=``) and launches on the current stream (so CUDA
+graphs capture it). After a plain call (no keywords but out=), the next
+calls of the same specialisation are checked and launched in C++
+(pyptx._runtime.TorchCall); whatever it does not take comes back here.
 Under ``torch.compile`` the call goes through a ``torch.library.custom_op``
 (one per kernel and template parameters) whose fake implementation gives
 the outputs' shapes, so ``fullgraph=True`` traces it.
@@ -16,7 +19,7 @@ import torch
 from pyptx import types as T
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
                            fill_raw, launch_kind, output_shapes, raw_env,
-                           split_raw)
+                           runtime, split_raw)
 
 _DTYPES = {
     "f32": torch.float32, "tf32": torch.float32, "f64": torch.float64,
@@ -56,6 +59,16 @@ def _stream_of(device_index: int) -> int:
 
 # The raw stream handle without making a Stream object (what Triton uses).
 _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _stream_of)
+# torch.cuda.current_device() without its lazy-init check (a CUDA tensor
+# exists by the time it is asked).
+_current_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
+_is_compiling = torch.compiler.is_compiling
+# What the C++ call takes as tensors, exactly: subclasses (FakeTensor, the
+# functional tensors of torch.export) take the Python path.
+_TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
+# DLPack's C exchange table (torch 2.10 and later): C++ reads a tensor's
+# address, shape, dtype and device in one call through it, and the stream.
+_EXCHANGE_API = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
 
 
 class TorchLauncher:
@@ -69,8 +82,21 @@ class TorchLauncher:
         self.ops: dict = {}  # template items -> the custom op's caller
 
     # -- the call ----------------------------------------------------------------
+    # The last plain call's specialisation, checked and launched in C++
+    # (pyptx._runtime.TorchCall.call): (inputs, out) -> the outputs, or
+    # NotImplemented where the arguments differ.
+    fast = None
+
     def __call__(self, args, kwargs):
-        if len(args) == self.n_in and not self.raw_names:
+        out = None
+        if kwargs and "out" in kwargs and _out_names_outputs(self.kernel.uid):
+            out = kwargs.pop("out")
+        if not kwargs and self.fast is not None and not _is_compiling():
+            result = self.fast(args, out)
+            if result is not NotImplemented:
+                return result
+        plain = not kwargs and len(args) == self.n_in
+        if plain and not self.raw_names:
             inputs, raws = args, ()
         else:
             inputs, raws = split_raw(self.kernel, args, kwargs, self.n_in, "tensors",
@@ -79,10 +105,14 @@ class TorchLauncher:
             if raws:
                 bound = bind_shapes(self.kernel, [tuple(t.shape) for t in inputs])
                 raws = fill_raw(self.kernel, raws, raw_env(self.kernel, bound, kwargs))
-            return self._op(kwargs)(*inputs, *raws)
-        return self.eager(inputs, raws, kwargs)
+            result = self._op(kwargs)(*inputs, *raws)
+            return result if out is None else self._copy_into(result, out)
+        return self.eager(inputs, raws, kwargs, out, remember=plain)
 
-    def eager(self, inputs, raws, template):
+    def eager(self, inputs, raws, template, out=None, remember=False):
+        """Launches on `inputs` (CUDA tensors) into `out` (None: new outputs);
+        `remember`: a plain call (no keywords, raw values from the shapes),
+        whose specialisation the next calls try first, in C++."""
         try:
             key = (tuple(template.items()) if template else (),
                    *[(t.shape, t.dtype, t.device) for t in inputs])
@@ -98,14 +128,20 @@ class TorchLauncher:
         for t in inputs:
             if not t.is_contiguous():
                 self._check_contiguous(inputs)  # raises, naming the parameter
-        outputs = [torch.empty(shape, dtype=dtype, device=device)
-                   for shape, dtype in launch.outputs]
+        if out is None:
+            outputs = [torch.empty_like(inputs[like]) if like >= 0 else
+                       torch.empty(shape, dtype=dtype, device=device)
+                       for (shape, dtype), like in zip(launch.outputs, launch.like)]
+        else:
+            outputs = self._check_out(launch, out, device)
         index = device.index
-        if index != torch.cuda.current_device():
+        if index != _current_device():
             with torch.cuda.device(index):
                 self._launch(launch, index, inputs, outputs, raws)
         else:
             self._launch(launch, index, inputs, outputs, raws)
+        if remember:
+            self.fast = self._fast_call(launch, inputs, raws)
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -119,6 +155,82 @@ class TorchLauncher:
         launch.launch.plan.launch(_current_stream(index),
                                   *[t.data_ptr() for t in inputs],
                                   *[t.data_ptr() for t in outputs], *raws, *maps)
+
+    def _fast_call(self, launch, inputs, raws):
+        """The C++ call of this specialisation (made once), or None for one
+        with tensor maps (encoded per call from the tensors' addresses)."""
+        if launch.fast is None and not launch.launch.module.tma_descs:
+            device = inputs[0].device
+            # Empty tensors of the outputs' dtypes: the C++ side reads how
+            # DLPack codes each dtype off them.
+            samples = [*inputs, *[torch.empty(0, dtype=dtype, device=device)
+                                  for _, dtype in launch.outputs]]
+            launch.fast = runtime().TorchCall(
+                launch.launch.plan, _TENSOR_TYPES,
+                [(tuple(t.shape), t.dtype) for t in inputs],
+                [(shape, dtype, like) for (shape, dtype), like in
+                 zip(launch.outputs, launch.like)],
+                samples, device, device.index, raws,
+                (_current_stream, torch.empty_like, torch.empty),
+                _EXCHANGE_API).call
+        return launch.fast
+
+    def _given_outputs(self, out) -> list:
+        """out= as a list of one tensor per output (not yet checked)."""
+        k = self.kernel
+        names = k.tensor_names[self.n_in:]
+        if not names:
+            raise ArgumentError(f"{k.name}: out= given, but the kernel has no outputs")
+        if isinstance(out, (tuple, list)):
+            given = list(out)
+        elif len(names) == 1:
+            given = [out]
+        else:
+            raise ArgumentError(f"{k.name}: out= takes a tuple of {len(names)} tensors "
+                                f"{names}, got {type(out).__name__}")
+        if len(given) != len(names):
+            raise ArgumentError(f"{k.name}: out= takes {len(names)} tensors {names}, "
+                                f"got {len(given)}")
+        return given
+
+    def _check_out(self, launch, out, device) -> list:
+        """The tensors of out=, checked against the outputs' shapes and
+        dtypes, the inputs' device and layout."""
+        k = self.kernel
+        given = self._given_outputs(out)
+        names = k.tensor_names[self.n_in:]
+        for name, tile, (shape, dtype), t in zip(names, k.out_specs, launch.outputs, given):
+            what = f"{k.name}: out= output {name!r}"
+            if not isinstance(t, torch.Tensor):
+                raise ArgumentError(f"{what} must be a torch tensor ({tile}), got "
+                                    f"{type(t).__name__}")
+            if t.dtype != dtype and not same_width_int(t.dtype, dtype):
+                raise ArgumentError(f"{what} must be {dtype} ({tile}), got {t.dtype}")
+            if tuple(t.shape) != tuple(shape):
+                raise ArgumentError(f"{what} must have shape {tuple(shape)} ({tile}), "
+                                    f"got {tuple(t.shape)}")
+            if t.device != device:
+                raise ArgumentError(f"{what} must be on {device} (the inputs'), got "
+                                    f"{t.device}")
+            if not t.is_contiguous():
+                raise ArgumentError(f"{what} must be contiguous (row-major), got "
+                                    f"strides {t.stride()} for shape {tuple(t.shape)}")
+        return given
+
+    def _copy_into(self, result, out):
+        """Under torch.compile: the custom op's outputs copied into out=
+        (the op allocates; the copy is part of the traced graph)."""
+        k = self.kernel
+        given = self._given_outputs(out)
+        results = result if isinstance(result, tuple) else (result,)
+        for name, r, t in zip(k.tensor_names[self.n_in:], results, given):
+            if not isinstance(t, torch.Tensor) or t.shape != r.shape or t.dtype != r.dtype:
+                raise ArgumentError(
+                    f"{k.name}: out= output {name!r} must be a {r.dtype} tensor of shape "
+                    f"{tuple(r.shape)}, got {getattr(t, 'dtype', type(t).__name__)} "
+                    f"{tuple(getattr(t, 'shape', ()))}")
+            t.copy_(r)
+        return given[0] if len(given) == 1 else tuple(given)
 
     # -- specialisation --------------------------------------------------------------
     def _check(self, inputs):
@@ -147,21 +259,35 @@ class TorchLauncher:
 
     def _specialise(self, inputs, template):
         bound = self._check(inputs)
-        launch = _TorchLaunch(Launch(self.kernel, bound, template),
-                              [torch_dtype(t.dtype) for t in self.kernel.out_specs])
-        return launch
+        return _TorchLaunch(Launch(self.kernel, bound, template),
+                            [torch_dtype(t.dtype) for t in self.kernel.out_specs], inputs)
 
     # -- torch.compile ---------------------------------------------------------------
     def _op(self, template):
-        """The custom op's caller for these template parameters. Under
-        torch.compile it is registered through _op_name, which dynamo runs
-        eagerly (a registration cannot be traced)."""
+        """The custom op's caller for these template parameters (see
+        _caller)."""
         key = tuple(template.items())
         op = self.ops.get(key)
         if op is None:
-            name = _op_name(self.kernel.uid, repr(key))
-            op = self.ops[key] = _caller(getattr(torch.ops.pyptx, name))
+            op = self.ops[key] = _caller(self.kernel, repr(key))
         return op
+
+
+_out_keyword: dict = {}  # kernel uid -> whether out= names its outputs
+
+
+@torch.compiler.assume_constant_result
+def _out_names_outputs(kernel_uid: int) -> bool:
+    """Whether the keyword out= names a kernel's outputs: unless it has a
+    template parameter, raw parameter or shape variable called out. (Run
+    eagerly under torch.compile, which takes the result as a constant.)"""
+    found = _out_keyword.get(kernel_uid)
+    if found is None:
+        from pyptx.kernel import KERNELS
+        k = KERNELS[kernel_uid]
+        found = _out_keyword[kernel_uid] = "out" not in {
+            *k.template_params, *k.raw_names, *k.shape_symbols}
+    return found
 
 
 def launcher(kernel) -> TorchLauncher:
@@ -172,25 +298,55 @@ def launcher(kernel) -> TorchLauncher:
     return found
 
 
-_registered: dict = {}  # (kernel uid, repr of template items) -> op name
+_registered: dict = {}  # (kernel uid, template key, shapes key) -> op name
+_ops: dict = {}  # (kernel uid, template key, written inputs) -> op name
 
 
 @torch.compiler.assume_constant_result
-def _op_name(kernel_uid: int, template_key: str) -> str:
-    """Registers the custom op of a kernel for these template parameters,
-    once; returns its name in torch.ops.pyptx."""
-    name = _registered.get((kernel_uid, template_key))
+def _op_name(kernel_uid: int, template_key: str, shapes_key: str) -> str:
+    """Registers the custom op of a kernel for these template parameters
+    and the inputs it writes at these shapes, once; returns its name in
+    torch.ops.pyptx. Dynamo runs it eagerly (a registration cannot be
+    traced): the keys are reprs of constants."""
+    name = _registered.get((kernel_uid, template_key, shapes_key))
     if name is None:
         from pyptx.kernel import KERNELS
-        # template_key is the repr of a tuple of (name, constant) pairs
-        op = _register(KERNELS[kernel_uid], dict(eval(template_key)))
-        name = _registered[(kernel_uid, template_key)] = op._name
+        k = KERNELS[kernel_uid]
+        template = dict(eval(template_key))
+        writes = written_inputs(k, template, eval(shapes_key) if shapes_key else None)
+        name = _ops.get((kernel_uid, template_key, writes))
+        if name is None:
+            name = _ops[(kernel_uid, template_key, writes)] = _register(
+                k, template, writes)._name
+        _registered[(kernel_uid, template_key, shapes_key)] = name
     return name
 
 
-def _register(k, template):
+def written_inputs(k, template: dict, shapes=None) -> tuple:
+    """The input tensors `k` writes in place for these template parameters
+    (TracedModule.writes: found by the analysis, or declared), traced at
+    `shapes` (one tuple per input; None where the Tiles fix every dim)."""
+    bound = bind_shapes(k, shapes) if shapes is not None else {}
+    symbols = k.shape_symbols
+    module = k.module(**template, **{n: v for n, v in bound.items() if n in symbols})
+    inputs = k.tensor_names[:len(k.in_specs)]
+    return tuple(n for n in module.writes if n in inputs)
+
+
+def _register(k, template, writes=()):
+    """The custom op of `k` for these template parameters, writing the
+    inputs `writes` in place (mutates_args) and returning fresh outputs."""
     n_in = len(k.in_specs)
     names = k.tensor_names[:n_in]
+    n_out = len(k.out_specs)
+    if not n_out and not writes:
+        from pyptx.errors import KernelError
+        raise KernelError(
+            f"{k.name}: under torch.compile a kernel's effects are its outputs and the "
+            f"inputs it writes, and this one has no out_specs and writes none of its "
+            f"inputs {names} (the analysis finds no store through them), so the "
+            f"compiled graph would drop the call. Give it out_specs, or name the inputs "
+            f"it writes with @kernel(writes=...)", *k._loc)
     raw_names = k.raw_names
     raw_types = []
     for p in k.raw_params:
@@ -199,9 +355,10 @@ def _register(k, template):
             raise ArgumentError(f"{k.name}: raw parameter {p.name!r} ({p.spelling}) is "
                                 f"a 128-byte array: torch.compile passes numbers only")
         raw_types.append("float" if kind.startswith("f") else "int")
-    n_out = len(k.out_specs)
-    schema = "(" + ", ".join([f"Tensor {n}" for n in names] +
-                             [f"{t} {n}" for t, n in zip(raw_types, raw_names)])
+    # A written input is Tensor(aN!): an alias set of its own, mutated.
+    tensors = [f"Tensor(a{i}!) {n}" if n in writes else f"Tensor {n}"
+               for i, n in enumerate(names)]
+    schema = "(" + ", ".join(tensors + [f"{t} {n}" for t, n in zip(raw_types, raw_names)])
     schema += ") -> " + ("()" if n_out == 0 else "Tensor" if n_out == 1 else "Tensor[]")
     out_dtypes = [torch_dtype(t.dtype) for t in k.out_specs]
 
@@ -218,24 +375,45 @@ def _register(k, template):
         return outs[0] if n_out == 1 else outs
 
     op = torch.library.custom_op(f"pyptx::{k.name}_{next(_op_ids)}", impl,
-                                 mutates_args=(), schema=schema)
+                                 mutates_args=writes, schema=schema)
     op.register_fake(fake)
     return op
 
 
-def _caller(op):
+def _caller(k, template_key: str):
+    """Calls the custom op of `k` for these template parameters (the repr of
+    their items) on the arguments (inputs, then raw values). The op depends
+    on the inputs the kernel writes, found by tracing it: at the inputs'
+    shapes where its Tiles have shape variables (each such call specialises
+    on the shapes), without them where the Tiles fix every dim."""
+    n_in = len(k.in_specs)
+    symbolic = any(tile.symbols for tile in k.in_specs + k.out_specs)
+
+    def op_for(*args):
+        shapes = (repr(tuple(tuple(int(d) for d in t.shape) for t in args[:n_in]))
+                  if symbolic else "")
+        return getattr(torch.ops.pyptx, _op_name(k.uid, template_key, shapes))
+
     def call(*args):
-        result = op(*args)
+        result = op_for(*args)(*args)
         return tuple(result) if isinstance(result, list) else result
-    call.op = op
+    call.op_for = op_for
     return call
 
 
 class _TorchLaunch:
-    """A Launch plus the torch dtypes of its outputs."""
+    """A Launch plus its outputs' shapes and torch dtypes, how each is made
+    (`like`: the input of the same shape and dtype whose torch.empty_like
+    makes it, else -1 for torch.empty, which parses more arguments), and
+    its C++ call once made (TorchLauncher._fast_call)."""
 
-    __slots__ = ("launch", "outputs")
+    __slots__ = ("launch", "outputs", "like", "fast")
 
-    def __init__(self, launch: Launch, out_dtypes):
+    def __init__(self, launch: Launch, out_dtypes, inputs):
         self.launch = launch
-        self.outputs = list(zip(launch.out_shapes, out_dtypes))
+        self.outputs = [(tuple(shape), dtype)
+                        for shape, dtype in zip(launch.out_shapes, out_dtypes)]
+        self.like = [next((i for i, t in enumerate(inputs)
+                           if t.dtype == dtype and tuple(t.shape) == shape), -1)
+                     for shape, dtype in self.outputs]
+        self.fast = None

@@ -1,0 +1,20 @@
+//===- Passes.td - pyptx analysis passes -------------------*- tablegen -*-===//
+
+#ifndef PYPTX_DIALECT_PTX_ANALYSIS_PASSES_TD
+#define PYPTX_DIALECT_PTX_ANALYSIS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ParamEffectsPass : Pass<"pyptx-param-effects"> {
+  let summary = "Report the parameters each function may write through";
+  let description = [{
+    Runs the ParamEffects analysis (ParamEffects.h) on every `pyptx.func`
+    with a body and reports its result as a remark at the function:
+    `'k' writes through y, X_tmap0` (parameter names, in parameter order)
+    or `'k' writes nothing`. When some write could not be attributed (a
+    pointer loaded from memory, a call), every pointer-wide parameter is
+    listed, and a note at that instruction says why. The IR is unchanged.
+  }];
+}
+
+#endif // PYPTX_DIALECT_PTX_ANALYSIS_PASSES_TD
