@@ -20,7 +20,6 @@ that note alone, not in the machine code.
 from __future__ import annotations
 
 import ctypes
-import math
 import os
 import re
 import tempfile
@@ -51,8 +50,9 @@ class Resources:
     per thread; ``local_memory`` (the stack frame, bytes per thread);
     ``static_smem`` (``.shared`` declared in the PTX) and ``dynamic_smem``
     (what the launch asks for) bytes per CTA; ``barriers`` (named barriers
-    used); ``max_threads_per_block`` (the largest block a launch may have:
-    the registers' bound, 1024, and ``.maxntid``/``.reqntid``)."""
+    used); ``max_threads_per_block`` (as the driver reports it,
+    CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: the registers' bound and 1024;
+    measured on an H100, the driver does not lower it for ``.reqntid``)."""
 
     registers: int
     spill_stores: int
@@ -128,11 +128,9 @@ class CompiledKernel:
         self.cubin, self.ptxas_log, self.arch = cubin, ptxas_log, arch
         self.template, self.shapes = dict(template), dict(shapes)
         report = parse_ptxas_report(ptxas_log, module.name)
-        caps = [math.prod(values) for name, values in kernel._directive_list
-                if name in ("maxntid", "reqntid") and values]
         self.resources = Resources(
             dynamic_smem=module.smem,
-            max_threads_per_block=max_threads_per_block(report["registers"], caps),
+            max_threads_per_block=max_threads_per_block(report["registers"]),
             **report)
 
     name = property(lambda self: self.module.name)

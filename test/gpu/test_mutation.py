@@ -52,7 +52,8 @@ def test_torch_compile_output_and_write_in_program_order():
     t0 = t.clone()
     out = f(t)
     assert torch.equal(t, t0 + 1)
-    assert torch.equal(out, t0 * 3 + (t0 + 1))
+    # the compiled graph may fuse the arithmetic (another rounding order)
+    assert torch.allclose(out, t0 * 3 + (t0 + 1), rtol=1e-6, atol=1e-5)
 
 
 def test_torch_compile_tma_store_in_place():

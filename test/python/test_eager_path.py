@@ -117,6 +117,12 @@ def test_out_is_checked_like_an_input(api):
                       "strided": torch.empty(N, B).t(), "count": (y, y), "type": 1.0,
                       "subclass": y.as_subclass(Subclass)}.items():
         assert call((x, w), out) is NotImplemented, what
+    # An output that overlaps an input goes to Python, which names the two.
+    big = torch.randn(2 * B * N)
+    assert call((x, w), x) is NotImplemented
+    assert call((big[:B * N].view(B, N), w), big[B * N // 2:][:B * N].view(B, N)) \
+        is NotImplemented
+    assert went_through(call, (big[:B * N].view(B, N), w), big[B * N:].view(B, N))
 
 
 @pytest.mark.parametrize("api", PATHS)

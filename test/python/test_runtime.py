@@ -202,3 +202,13 @@ def test_launch_without_driver():
 def test_encode_tensor_map_without_driver():
     with pytest.raises(RuntimeError, match=NO_DRIVER):
         rt.encode_tensor_map("f32", 0x1000, [64, 64], [256], [32, 32])
+
+
+def test_launch_shape_checks_name_the_kernel_and_the_shapes():
+    from pyptx.runtime import ArgumentError, check_launch_shape
+    check_launch_shape("k", (4, 2, 1), (2, 2, 1), {})
+    with pytest.raises(ArgumentError, match=r"k: grid \(0, 1, 1\) for N=64 has a zero dim"):
+        check_launch_shape("k", (0, 1, 1), (1, 1, 1), {"N": 64})
+    with pytest.raises(ArgumentError, match=r"k: cluster \(2, 1, 1\) does not divide grid "
+                                            r"\(3, 1, 1\) in x \(3 % 2 = 1\)"):
+        check_launch_shape("k", (3, 1, 1), (2, 1, 1), {})

@@ -77,6 +77,7 @@ public:
     pybind11::object shape, dtype; // A tuple of ints; a torch.dtype.
     std::vector<int64_t> dims;     // The shape, for DLPack views.
     dlpack::DataType dlType{};     // The dtype as DLPack codes it.
+    uint64_t bytes = 0;            // The tensor's size in bytes.
   };
   using StoreParam = void (*)(runtime::LaunchPlan &, unsigned, PyObject *);
 
@@ -104,6 +105,9 @@ private:
   void storeAddress(unsigned slot, uint64_t address) {
     std::memcpy(plan->slot(slot), &address, sizeof(address));
   }
+  /// Whether the given outputs (slots from numIn on) overlap an input or
+  /// each other: such a call goes to Python, which names the two.
+  bool givenOutputsOverlap(unsigned numIn) const;
 
   std::shared_ptr<runtime::LaunchPlan> plan;
   std::vector<PyTypeObject *> tensorTypes; // Exact types taken.
@@ -299,7 +303,7 @@ TorchCall::outputsOf(PyObject *inputs, PyObject *out,
         return false;
       results.push_back(py::reinterpret_borrow<py::object>(given[j]));
     }
-    return true;
+    return !givenOutputsOverlap(numIn);
   }
   for (size_t j = 0; j < outputs.size(); ++j) {
     PyObject *made;
@@ -320,6 +324,24 @@ TorchCall::outputsOf(PyObject *inputs, PyObject *out,
     storeAddress(numIn + unsigned(j), address);
   }
   return true;
+}
+
+inline bool TorchCall::givenOutputsOverlap(unsigned numIn) const {
+  auto range = [&](unsigned slot) {
+    const Spec &spec = slot < numIn ? inputs[slot] : outputs[slot - numIn];
+    uint64_t begin;
+    std::memcpy(&begin, plan->slot(slot), sizeof(begin));
+    return std::pair<uint64_t, uint64_t>(begin, begin + spec.bytes);
+  };
+  unsigned all = numIn + unsigned(outputs.size());
+  for (unsigned o = numIn; o < all; ++o)
+    for (unsigned other = 0; other < o; ++other) {
+      auto [a0, a1] = range(o);
+      auto [b0, b1] = range(other);
+      if (a0 < b1 && b0 < a1)
+        return true;
+    }
+  return false;
 }
 
 inline PyObject *TorchCall::call(PyObject *inputs, PyObject *out) {
@@ -393,8 +415,11 @@ inline TorchCall::TorchCall(std::shared_ptr<runtime::LaunchPlan> plan_,
     if (!PyTuple_Check(fields[0].ptr()))
       throw py::type_error("TorchCall: a shape must be a tuple of ints");
     Spec result{fields[0], fields[1], {}, {}};
-    for (py::handle size : fields[0])
+    result.bytes = fields[1].attr("itemsize").cast<uint64_t>();
+    for (py::handle size : fields[0]) {
       result.dims.push_back(size.cast<int64_t>());
+      result.bytes *= uint64_t(result.dims.back());
+    }
     return result;
   };
   for (py::handle item : inputSpecs)

@@ -157,6 +157,21 @@ def output_shapes(kernel, bound) -> list[tuple]:
     return shapes
 
 
+def check_launch_shape(name: str, grid, cluster, shapes: dict):
+    """Raises ArgumentError before a launch the driver would refuse: a grid
+    with a zero dimension, or one that is not a whole number of clusters."""
+    where = (" for " + ", ".join(f"{k}={v}" for k, v in shapes.items())) if shapes else ""
+    if any(d < 1 for d in grid):
+        raise ArgumentError(f"{name}: grid {tuple(grid)}{where} has a zero dimension; "
+                            f"a launch needs at least one CTA in each")
+    cluster = tuple(cluster or (1, 1, 1))
+    for axis, g, c in zip("xyz", grid, cluster):
+        if g % c:
+            raise ArgumentError(f"{name}: cluster {cluster} does not divide grid "
+                                f"{tuple(grid)}{where} in {axis} ({g} % {c} = {g % c}); "
+                                f"a grid must be a whole number of clusters")
+
+
 class Launch:
     """One specialisation: the traced module, its output shapes and the
     native launch plan (made on first launch, which needs the driver)."""
@@ -183,6 +198,7 @@ class Launch:
         self.module = kernel.module(**template, **shape_kwargs)
         if self.module.grid is None:
             raise ArgumentError(f"{kernel.name}: launching needs grid=... in @kernel")
+        check_launch_shape(kernel.name, self.module.grid, self.module.cluster, shape_kwargs)
         self.out_shapes = output_shapes(kernel, bound)
         self.kinds = ["ptr"] * len(kernel.tensor_names) + [
             launch_kind(kernel, p) for p in kernel.raw_params] + [

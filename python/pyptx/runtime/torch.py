@@ -13,6 +13,7 @@ the outputs' shapes, so ``fullgraph=True`` traces it.
 from __future__ import annotations
 
 import itertools
+import os
 
 import torch
 
@@ -32,6 +33,15 @@ _DTYPES = {
 }
 
 _op_ids = itertools.count()
+
+# PYPTX_SYNC_LAUNCHES=1: every eager launch is followed by a synchronize, so
+# a kernel that faults is named in the error (a fault is otherwise reported
+# by whichever later call synchronizes, without the kernel's name).
+SYNC_LAUNCHES = os.environ.get("PYPTX_SYNC_LAUNCHES", "") not in ("", "0")
+
+
+class KernelFault(RuntimeError):
+    """A kernel failed on the GPU (PYPTX_SYNC_LAUNCHES=1 names it)."""
 
 
 def torch_dtype(t: T.PtxType):
@@ -133,7 +143,7 @@ class TorchLauncher:
                        torch.empty(shape, dtype=dtype, device=device)
                        for (shape, dtype), like in zip(launch.outputs, launch.like)]
         else:
-            outputs = self._check_out(launch, out, device)
+            outputs = self._check_out(launch, out, device, inputs)
         index = device.index
         if index != _current_device():
             with torch.cuda.device(index):
@@ -155,11 +165,17 @@ class TorchLauncher:
         launch.launch.plan.launch(_current_stream(index),
                                   *[t.data_ptr() for t in inputs],
                                   *[t.data_ptr() for t in outputs], *raws, *maps)
+        if SYNC_LAUNCHES:
+            try:
+                torch.cuda.synchronize(index)
+            except RuntimeError as e:
+                raise KernelFault(f"kernel {self.kernel.name!r} failed on the GPU "
+                                  f"(cuda:{index}): {e}") from e
 
     def _fast_call(self, launch, inputs, raws):
         """The C++ call of this specialisation (made once), or None for one
         with tensor maps (encoded per call from the tensors' addresses)."""
-        if launch.fast is None and not launch.launch.module.tma_descs:
+        if launch.fast is None and not launch.launch.module.tma_descs and not SYNC_LAUNCHES:
             device = inputs[0].device
             # Empty tensors of the outputs' dtypes: the C++ side reads how
             # DLPack codes each dtype off them.
@@ -193,9 +209,10 @@ class TorchLauncher:
                                 f"got {len(given)}")
         return given
 
-    def _check_out(self, launch, out, device) -> list:
+    def _check_out(self, launch, out, device, inputs=()) -> list:
         """The tensors of out=, checked against the outputs' shapes and
-        dtypes, the inputs' device and layout."""
+        dtypes, the inputs' device and layout, and for overlap with the
+        inputs and each other (the kernel would read what it writes)."""
         k = self.kernel
         given = self._given_outputs(out)
         names = k.tensor_names[self.n_in:]
@@ -215,6 +232,13 @@ class TorchLauncher:
             if not t.is_contiguous():
                 raise ArgumentError(f"{what} must be contiguous (row-major), got "
                                     f"strides {t.stride()} for shape {tuple(t.shape)}")
+        spans = [(name, _span(t)) for name, t in zip(k.tensor_names, [*inputs, *given])]
+        for j, (name, (start, end)) in enumerate(spans[len(inputs):], len(inputs)):
+            for other, (o_start, o_end) in spans[:j]:
+                if start < o_end and o_start < end:
+                    raise ArgumentError(f"{k.name}: out= output {name!r} overlaps "
+                                        f"{other!r} in memory; outputs must not alias "
+                                        f"inputs or each other")
         return given
 
     def _copy_into(self, result, out):
@@ -288,6 +312,12 @@ def _out_names_outputs(kernel_uid: int) -> bool:
         found = _out_keyword[kernel_uid] = "out" not in {
             *k.template_params, *k.raw_names, *k.shape_symbols}
     return found
+
+
+def _span(t) -> tuple[int, int]:
+    """The bytes a contiguous tensor covers: [start, end)."""
+    start = t.data_ptr()
+    return start, start + t.numel() * t.element_size()
 
 
 def launcher(kernel) -> TorchLauncher:
