@@ -290,7 +290,7 @@ class Kernel:
                                 f"not a tensor parameter (they are {self.tensor_names})")
         self._directive_list = self._directives()
         self._loc = (fn.__code__.co_filename, fn.__code__.co_firstlineno, 0)
-        self._launchers: dict = {}  # framework name -> its launcher
+        self._launchers: dict = {}  # framework name, or a first argument type -> launcher
         # A number that names this kernel to code that runs outside a trace
         # of torch.compile (pyptx.runtime.torch._op_name).
         self.uid = next(_kernel_ids)
@@ -542,10 +542,24 @@ class Kernel:
         tensors (eager, torch.compile, CUDA graphs) go through
         pyptx.runtime.torch, JAX arrays (eager, jax.jit) through
         pyptx.runtime.jax."""
+        if args:  # the common case: one dict lookup on the first argument's type
+            launcher = self._launchers.get(type(args[0]))
+            if launcher is not None:
+                # A plain call of the last specialisation: straight to its C++
+                # entry (pyptx.runtime.torch), which answers NotImplemented on
+                # anything else.
+                fast = launcher.fast
+                if fast is not None and not kwargs and not launcher.compiling():
+                    result = fast(args, None)
+                    if result is not NotImplemented:
+                        return result
+                return launcher(args, kwargs)
         framework = type(args[0]).__module__.split(".")[0] if args else None
         launcher = self._launchers.get(framework)
         if launcher is None:
             launcher = self._launchers[framework] = self._launcher_for(framework, args)
+        if args:
+            self._launchers[type(args[0])] = launcher
         return launcher(args, kwargs)
 
     def _launcher_for(self, framework, args):

@@ -73,6 +73,8 @@ def _register_target():
 class JaxLauncher:
     """Kernel.__call__ for JAX arrays (one per Kernel)."""
 
+    fast = None  # no C++ call path (Kernel.__call__ tries a launcher's first)
+
     def __init__(self, kernel):
         self.kernel = kernel
         self.n_in = len(kernel.in_specs)

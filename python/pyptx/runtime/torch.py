@@ -84,6 +84,10 @@ _EXCHANGE_API = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
 class TorchLauncher:
     """Kernel.__call__ for torch tensors (one per Kernel)."""
 
+    # Kernel.__call__ calls `fast` itself when this says no trace is running
+    # (under torch.compile the call must reach the custom op).
+    compiling = staticmethod(_is_compiling)
+
     def __init__(self, kernel):
         self.kernel = kernel
         self.n_in = len(kernel.in_specs)
