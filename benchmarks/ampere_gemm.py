@@ -8,7 +8,7 @@ so these are mma.sync (HMMA) numbers, not wgmma ones.
 Per shape: random bf16 inputs (normal, never zeros), enough input sets
 rotated that the data read per call is not served from L2, a warm-up, then
 --reps calls timed one by one with CUDA events; the figure is the median
-(benchmarks/gemm.py's time_calls). Each side is timed twice (ours, theirs,
+(benchmarks/harness.py's time_calls). Each side is timed twice (ours, theirs,
 ours, theirs) and both medians are kept: their difference is the noise.
 Before timing, one output of ours, from NaN-poisoned memory, is checked
 against a float64 reference (relative Frobenius error; a NaN fails).
@@ -41,7 +41,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from gemm import _sets, time_calls  # noqa: E402  (benchmarks/gemm.py)
+from harness import fmt, input_sets, run_child, time_calls  # noqa: E402
 
 SIZES = [2048, 4096, 8192]
 
@@ -101,7 +101,7 @@ def run_variant(variant, sizes, reps):
             k = build(variant, M, N, K)
             k.module()
             row["build_s"] = round(time.time() - t0, 2)
-            n = _sets((M * K + N * K) * 2)
+            n = input_sets((M * K + N * K) * 2)
             a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             b = [torch.randn(N, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             out_bytes = 2 if VARIANTS[variant][1].get("out") == "bf16" else 4
@@ -152,23 +152,11 @@ def write_sass(out):
 def spawn(name, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--reps",
            str(args.reps), "--shapes", args.shapes]
-    t0 = time.time()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        out, err, status = proc.stdout, proc.stderr, proc.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err, status = f"timed out after {args.timeout} s (a hang?)", "timeout"
-    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
-    print(f"[{name}] exit {status} in {time.time() - t0:.0f} s, {len(rows)} results",
-          flush=True)
+    rows, status, err, seconds = run_child(cmd, args.timeout)
+    print(f"[{name}] exit {status} in {seconds:.0f} s, {len(rows)} results", flush=True)
     if status != 0:
         print("\n".join(err.strip().splitlines()[-15:]), flush=True)
     return rows, status == "timeout"
-
-
-def fmt(x, spec=".1f"):
-    return "-" if x is None else format(x, spec)
 
 
 def table(rows):

@@ -31,12 +31,14 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
+
+from harness import fmt, run_child  # noqa: E402
+from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
 VARIANTS = {"tile": {}, "persistent": {"persistent": True}, "nopingpong": {"pingpong": False},
@@ -49,22 +51,9 @@ def _torch():
 
 
 def time_calls(calls, reps):
-    """Median milliseconds of one call; calls[i % len(calls)] runs i-th."""
-    torch = _torch()
-    t0, done = time.perf_counter(), 0
-    while done < 4 + len(calls) or time.perf_counter() - t0 < 0.05:
-        calls[done % len(calls)]()
-        done += 1
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    torch.cuda._sleep(20_000_000)   # GPU busy while the host enqueues
-    for i in range(reps):
-        starts[i].record()
-        calls[i % len(calls)]()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+    """Median milliseconds of one call (harness.time_calls, a shorter warm-up:
+    these calls are long)."""
+    return harness_time_calls(calls, reps, warmup_calls=4, warmup_s=0.05)
 
 
 def sdpa_call(backend, q, k, v, causal):
@@ -161,27 +150,16 @@ def spawn(D, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", str(D), "--causal", args.causal,
            "--seqs", args.seqs, "--tokens", str(args.tokens), "--heads", str(args.heads),
            "--reps", str(args.reps), "--variants", args.variants]
-    t0 = time.time()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        out, err, status = proc.stdout, proc.stderr, proc.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err, status = f"timed out after {args.timeout} s (a hang?)", "timeout"
-    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
+    rows, status, err, seconds = run_child(cmd, args.timeout)
     for r in rows:
         print(f"  {r['config']}: " + ", ".join(
             f"{k[:-7]} {r[k]:.1f}" for k in r if k.endswith("_tflops")) + " TFLOP/s"
             + (f" ERROR {r['error']}" if "error" in r else ""), flush=True)
-    print(f"[D={D}] exit {status} in {time.time() - t0:.0f} s, {len(rows)} results",
+    print(f"[D={D}] exit {status} in {seconds:.0f} s, {len(rows)} results",
           flush=True)
     if status != 0:
         print("\n".join(err.strip().splitlines()[-15:]), flush=True)
     return rows, status == "timeout"
-
-
-def fmt(x, spec=".1f"):
-    return "-" if x is None else format(x, spec)
 
 
 def table(rows, variants):

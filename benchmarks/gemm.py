@@ -26,15 +26,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import os
 import statistics
-import subprocess
 import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
+
+from harness import fmt, input_sets, run_child, time_calls  # noqa: E402
 
 DENSE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (6144, 6144, 6144),
                 (8192, 8192, 8192), (8192, 8192, 1024)]
@@ -66,36 +66,6 @@ MOE_SHAPES = [(8, 4096, 4096, 7168), (64, 512, 1536, 2048), (128, 512, 768, 2048
 def _torch():
     import torch
     return torch
-
-
-def time_calls(calls, reps):
-    """Median milliseconds of one call; calls[i % len(calls)] runs i-th."""
-    torch = _torch()
-    # warm-up: every input set, then at least 10 calls and 20 ms (a library's
-    # first calls in a process can be several times slower)
-    t0, done = time.perf_counter(), 0
-    while done < 10 + len(calls) or time.perf_counter() - t0 < 0.02:
-        calls[done % len(calls)]()
-        done += 1
-        if done % 10 == 0:
-            torch.cuda.synchronize()
-    torch.cuda.synchronize()
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    torch.cuda._sleep(20_000_000)   # ~10 ms of GPU time: the host enqueues meanwhile
-    for i in range(reps):
-        starts[i].record()
-        calls[i % len(calls)]()
-        ends[i].record()
-    torch.cuda.synchronize()
-    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
-
-
-def _sets(nbytes_per_set, max_sets=8):
-    """How many input sets to rotate so that together they pass 2x L2."""
-    torch = _torch()
-    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
-    return max(2, min(max_sets, math.ceil(2 * l2 / nbytes_per_set)))
 
 
 def copy_bandwidth(nbytes=1 << 30):
@@ -132,7 +102,7 @@ def run_dense(variant, shapes, reps):
             k = gemm.build_gemm(M, N, K, **kwargs)
             k.module()
             row["build_s"] = round(time.time() - t0, 2)
-            n = _sets((M * K + N * K) * 2)
+            n = input_sets((M * K + N * K) * 2)
             a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             b = [torch.randn(N, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             c = k(a[0], b[0])
@@ -171,7 +141,7 @@ def run_grouped(reps, quick=False, uniform_variants=False):
                    G=G, M=M, N=N, K=K, flops=2 * G * M * N * K)
         try:
             k = gg.build_grouped_gemm_uniform(G, M, N, K, **UNIFORM_VARIANTS[variant])
-            n = _sets(G * (M * K + K * N) * 2)
+            n = input_sets(G * (M * K + K * N) * 2)
             a = [torch.randn(G * M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             b = [torch.randn(G * K, N, device="cuda").to(torch.bfloat16) for _ in range(n)]
             c = k(a[0], b[0])
@@ -230,7 +200,7 @@ def run_grouped(reps, quick=False, uniform_variants=False):
                        G=G, M=M, N=N, K=K, flops=2 * T * N * K)
             try:
                 k = gg.build_grouped_gemm(T, N, K, G)
-                n = _sets((T * K + G * N * K) * 2, max_sets=4)
+                n = input_sets((T * K + G * N * K) * 2, max_sets=4)
                 offs = torch.tensor(offs_list, dtype=torch.int32, device="cuda")
                 a = [torch.randn(T, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
                 b = [torch.randn(G, N, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
@@ -302,23 +272,11 @@ def spawn(name, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--reps",
            str(args.reps)] + (["--quick"] if args.quick else []) + (
                ["--uniform-variants"] if args.uniform_variants else [])
-    t0 = time.time()
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout)
-        out, err, status = proc.stdout, proc.stderr, proc.returncode
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
-        err, status = f"timed out after {args.timeout} s (a hang?)", "timeout"
-    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
-    print(f"[{name}] exit {status} in {time.time() - t0:.0f} s, {len(rows)} results",
-          flush=True)
+    rows, status, err, seconds = run_child(cmd, args.timeout)
+    print(f"[{name}] exit {status} in {seconds:.0f} s, {len(rows)} results", flush=True)
     if status != 0:
         print("\n".join(err.strip().splitlines()[-15:]), flush=True)
     return rows, status == "timeout"
-
-
-def fmt(x, spec=".1f"):
-    return "-" if x is None else format(x, spec)
 
 
 def table(rows):

@@ -1,0 +1,61 @@
+"""What the benchmarks share: CUDA-event timing, rotating input sets past
+L2, running each configuration in a child process with a time limit."""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+import subprocess
+import time
+
+
+def time_calls(calls, reps, warmup_calls=10, warmup_s=0.02):
+    """Median milliseconds of one call; calls[i % len(calls)] runs i-th.
+
+    Warm-up first: every input set, then at least `warmup_calls` calls and
+    `warmup_s` seconds (a library's first calls in a process can be several
+    times slower). The timed calls are enqueued behind a sleep kernel, so the
+    host's launch time does not leak into the numbers."""
+    import torch
+    t0, done = time.perf_counter(), 0
+    while done < warmup_calls + len(calls) or time.perf_counter() - t0 < warmup_s:
+        calls[done % len(calls)]()
+        done += 1
+        if done % 10 == 0:
+            torch.cuda.synchronize()
+    torch.cuda.synchronize()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    torch.cuda._sleep(20_000_000)   # ~10 ms of GPU time: the host enqueues meanwhile
+    for i in range(reps):
+        starts[i].record()
+        calls[i % len(calls)]()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
+
+
+def input_sets(nbytes_per_set, max_sets=8):
+    """How many input sets to rotate so that together they pass 2x L2."""
+    import torch
+    l2 = getattr(torch.cuda.get_device_properties(0), "L2_cache_size", 50 << 20)
+    return max(2, min(max_sets, math.ceil(2 * l2 / nbytes_per_set)))
+
+
+def run_child(cmd, timeout):
+    """Runs one child benchmark process; returns (rows, status, stderr,
+    seconds): rows are the JSON objects it printed on lines "RESULT {...}",
+    status its exit code or "timeout" (a hang costs its limit, not the run)."""
+    t0 = time.time()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        out, err, status = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        out = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err, status = f"timed out after {timeout} s (a hang?)", "timeout"
+    rows = [json.loads(line[7:]) for line in out.splitlines() if line.startswith("RESULT ")]
+    return rows, status, err, time.time() - t0
+
+
+def fmt(x, spec=".1f"):
+    return "-" if x is None else format(x, spec)
