@@ -7,17 +7,18 @@ that has one):
   type           a type modifier of an instruction's opcode (s32, u64, f32,
                  b16, f16x2, bf16, e4m3, ...) becomes another PTX type
   drop-operand   one top-level operand of an instruction is removed
-  add-operand    one top-level operand is duplicated (or a register of the
-                 function inserted) at a random operand position
+  add-operand    one top-level operand is duplicated (or a register declared
+                 before the instruction inserted) at a random operand position
   swap-register  a register operand (also inside [] / {}, or the @guard)
-                 becomes a register of another declared type of the function
+                 becomes a register of another type, declared in the
+                 function before the instruction (ptxas refuses a forward
+                 reference, which is not a type rule)
   retype-register  the same, to a register of another type of the same size
                  (.b32 -> .u32, .s32, .f32; .b16 -> .f16): the type rules
                  beyond the size
   permute        an instruction's modifiers (after the mnemonic) come in
                  another order: two adjacent ones swap, or (one time in
-                 four) all of them are shuffled (not in the default --kinds
-                 yet: `--kinds all`)
+                 four) all of them are shuffled
   lower-target   `.target sm_XY[a|f]` becomes a strictly lower target that
                  ptxas still supports (sm_75 .. sm_90a, sm_100 ...)
   drop-a         `.target sm_XYa` / `sm_XYf` becomes `sm_XY`
@@ -87,9 +88,7 @@ DEFAULT_SEEDS = ([os.path.join(SHARED, "pyptx") + ":" +
 KINDS = ["type", "drop-operand", "add-operand", "swap-register",
          "lower-target", "drop-a", "lower-version", "retype-register",
          "permute"]
-# permute is left out by default until every family describes the orders
-# ptxas takes (issue 19): ask for it with --kinds all or --kinds ...,permute.
-DEFAULT_KINDS = [k for k in KINDS if k != "permute"]
+DEFAULT_KINDS = KINDS
 
 # Type modifiers recognised in opcodes (sites), and the types they become.
 SITE_TYPES = set("""s4 u4 b1 s8 s16 s32 s64 u8 u16 u32 u64 b8 b16 b32 b64 b128
@@ -164,9 +163,10 @@ class Regs:
     def __init__(self):
         self.singles = {}     # register name -> type
         self.families = {}    # prefix -> (type, count) for `%r<N>`
+        self.at = {}          # name or prefix -> offset of its declaration
         self._types = None
 
-    def declare(self, stmt):
+    def declare(self, stmt, at):
         self._types = None
         m = REG_DECL_RE.match(stmt)
         if not m:
@@ -177,8 +177,10 @@ class Regs:
             fam = FAMILY_RE.match(name)
             if fam:
                 self.families[fam.group(1)] = (typ, int(fam.group(2)))
+                self.at[fam.group(1)] = at
             elif re.fullmatch(r'[%\w$]+', name):
                 self.singles[name] = typ
+                self.at[name] = at
 
     def type_of(self, name):
         if name in self.singles:
@@ -190,16 +192,25 @@ class Regs:
                 return typ
         return None
 
-    def types(self):
+    def types(self, before=None):
+        """The declared types; with `before`, of the registers declared
+        before that offset (ptxas refuses a forward reference)."""
+        if before is not None:
+            return sorted({t for n, t in self.singles.items() if self.at[n] < before} |
+                          {t for p, (t, n) in self.families.items()
+                           if n > 0 and self.at[p] < before})
         if self._types is None:
             self._types = sorted({t for t in self.singles.values()} |
                                  {t for t, n in self.families.values() if n > 0})
         return self._types
 
-    def random_register(self, rng, typ=None):
-        pool = [(n, None) for n, t in sorted(self.singles.items()) if typ in (None, t)]
+    def random_register(self, rng, typ=None, before=None):
+        def early(name):
+            return before is None or self.at[name] < before
+        pool = [(n, None) for n, t in sorted(self.singles.items())
+                if typ in (None, t) and early(n)]
         pool += [(p, n) for p, (t, n) in sorted(self.families.items())
-                 if typ in (None, t) and n > 0]
+                 if typ in (None, t) and n > 0 and early(p)]
         if not pool:
             return None
         name, count = rng.choice(pool)
@@ -230,6 +241,7 @@ class Function:
             for k in reversed(chain):
                 regs.singles.update(self.local[k].singles)
                 regs.families.update(self.local[k].families)
+                regs.at.update(self.local[k].at)
             self._views[chain[0]] = regs
         return regs
 
@@ -303,7 +315,7 @@ class Seed:
                         self.type_sites.append((inst, m.start(1), m.end(1)))
             spans = ([inst.guard] if inst.guard else []) + inst.operands
             regs = self.funcs[inst.func].view(inst.scope)
-            if len(regs.types()) < 2:
+            if len(regs.types(inst.start)) < 2:
                 continue
             for a, b in spans:
                 for m in IDENT_RE.finditer(text, a, b):
@@ -315,7 +327,7 @@ class Seed:
         self.retype_sites = []
         for inst, a, b, typ in self.reg_sites:
             regs = self.funcs[inst.func].view(inst.scope)
-            same = [t for t in regs.types()
+            same = [t for t in regs.types(inst.start)
                     if t != typ and type_bits(t) == type_bits(typ)]
             if same:
                 self.retype_sites.append((inst, a, b, typ, same))
@@ -408,7 +420,7 @@ class Seed:
                         start += 1
                     if text.startswith(".reg", start):
                         self.funcs[func].local[scopes[-1]].declare(
-                            blank_trivia(text[start:s]))
+                            blank_trivia(text[start:s]), start)
                     elif start < s and text[start] != ".":
                         self.insts.append(Inst(text, func, scopes[-1], start, s))
                 begin = None
@@ -494,7 +506,7 @@ def mutate(rng, seed, kind):
             new = text[slice(*rng.choice(ops))]
             how = "duplicate"
         else:
-            new = regs.random_register(rng)
+            new = regs.random_register(rng, before=inst.start)
             how = "insert register"
         if new is None:
             if not ops:
@@ -511,14 +523,17 @@ def mutate(rng, seed, kind):
     if kind == "swap-register":
         inst, a, b, typ = rng.choice(seed.reg_sites)
         regs = seed.funcs[inst.func].view(inst.scope)
-        other = rng.choice([t for t in regs.types() if t != typ])
-        new = regs.random_register(rng, other)
+        others = [t for t in regs.types(inst.start) if t != typ]
+        if not others:
+            return None
+        other = rng.choice(others)
+        new = regs.random_register(rng, other, before=inst.start)
         return a, b, new, f"{text[a:b]} (.{typ}) -> {new} (.{other})"
     if kind == "retype-register":
         inst, a, b, typ, same = rng.choice(seed.retype_sites)
         regs = seed.funcs[inst.func].view(inst.scope)
         other = rng.choice(same)
-        new = regs.random_register(rng, other)
+        new = regs.random_register(rng, other, before=inst.start)
         return a, b, new, f"{text[a:b]} (.{typ}) -> {new} (.{other})"
     if kind == "permute":
         inst, mods = rng.choice(seed.permute_sites)
@@ -747,7 +762,7 @@ def main():
     ap.add_argument("--max-size", type=int, default=200 * 1024)
     ap.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
                     help="comma-separated subset of: " + ", ".join(KINDS) +
-                    ", or all (default: all but permute)")
+                    ", or all (the default)")
     ap.add_argument("--timeout", type=float, default=120.0,
                     help="seconds per tool run (a timeout of ours is a failure)")
     ap.add_argument("--show", type=int, default=0,

@@ -48,7 +48,7 @@ struct Operand {
   bool sinkOK;
   std::vector<int64_t> oneOf, range;
   int64_t multiple;
-  bool powerOf2;
+  bool powerOf2, exact;
 };
 struct ValueReq {
   std::string value;
@@ -82,10 +82,91 @@ std::vector<std::string> strings(const Record *r, StringRef field) {
   return out;
 }
 
+/// Whether a modifier names a PTX type (`.f32`, `.s8`, `.e4m3x2`, `.b1`):
+/// the modifiers ptxas tells apart by their order alone.
+bool isTypeName(StringRef v) {
+  static const StringSet<> others = {
+      "pred",   "b1",     "s2",     "u2",      "s4",      "u4",     "f16x2",
+      "bf16",   "bf16x2", "tf32",   "s16x2",   "u16x2",   "f32x2",  "e4m3",
+      "e5m2",   "e2m3",   "e3m2",   "e2m1",    "e4m3x2",  "e5m2x2", "e2m3x2",
+      "e3m2x2", "e2m1x2", "e4m3x4", "e5m2x4",  "e2m3x4",  "e3m2x4", "e2m1x4",
+      "ue8m0",  "ue8m0x2", "ue4m3"};
+  if (others.contains(v))
+    return true;
+  unsigned bits;
+  return v.size() >= 2 && StringRef("bsuf").contains(v.front()) &&
+         !v.drop_front().getAsInteger(10, bits) &&
+         (bits == 8 || bits == 16 || bits == 32 || bits == 64 || bits == 128);
+}
+
+/// Sets the blocks and chains of a form's groups from its Head and Chains
+/// (see Inst in ISABase.td), and checks that the free order is unambiguous:
+/// two groups of the free block that could take the same modifier, or that
+/// both take types, must be of one chain. `chainUses` counts, per Chains
+/// entry, the forms in which it chains two or more groups.
+void readOrder(const Record *r, Form &f, std::map<std::string, int> &chainUses) {
+  int64_t head = r->getValueAsInt("Head");
+  if (head < 0 || head > int64_t(f.groups.size()))
+    PrintFatalError(r, "Head is more than the form's groups");
+  for (auto [i, g] : llvm::enumerate(f.groups)) {
+    g.chain = i;
+    g.block = i < unsigned(head) ? i : unsigned(head);
+  }
+  for (const std::string &c : strings(r, "Chains")) {
+    chainUses.try_emplace(c, 0);
+    SmallVector<StringRef, 4> names;
+    SplitString(c, names);
+    SmallVector<unsigned, 4> present;
+    for (StringRef n : names) {
+      SmallVector<unsigned, 2> at;
+      for (auto [i, g] : llvm::enumerate(f.groups))
+        if (g.name == n)
+          at.push_back(i);
+      if (at.size() > 1)
+        PrintFatalError(r, "chain '" + c + "' names group '" + n +
+                               "', which this form has twice");
+      if (at.empty())
+        continue; // a family's chain may name groups a form lacks
+      if (at[0] < unsigned(head))
+        PrintFatalError(r, "chain '" + c + "' names group '" + n +
+                               "' of the head");
+      if (!present.empty() && present.back() >= at[0])
+        PrintFatalError(r, "chain '" + c + "' is not in the groups' order");
+      present.push_back(at[0]);
+    }
+    if (present.size() < 2)
+      continue;
+    ++chainUses[c];
+    for (unsigned i : present) {
+      if (f.groups[i].chain != i)
+        PrintFatalError(r, "group '" + f.groups[i].name +
+                               "' is in two chains");
+      f.groups[i].chain = present.front();
+    }
+  }
+  for (unsigned i = head; i < f.groups.size(); ++i)
+    for (unsigned j = i + 1; j < f.groups.size(); ++j) {
+      const Group &a = f.groups[i], &b = f.groups[j];
+      if (a.chain == b.chain)
+        continue;
+      for (const std::string &v : a.values)
+        if (is_contained(b.values, v))
+          PrintFatalError(r, "groups '" + a.name + "' and '" + b.name +
+                                 "' both take '." + v +
+                                 "': chain them (Chains) or keep one");
+      if (llvm::all_of(a.values, isTypeName) &&
+          llvm::all_of(b.values, isTypeName))
+        PrintFatalError(r, "groups '" + a.name + "' and '" + b.name +
+                               "' both take types, which keep their order: "
+                               "chain them (Chains)");
+    }
+}
+
 /// Reads and checks every Inst record; a mistake in ISA.td stops the build
 /// with a message at the record.
 std::vector<Form> readForms(const RecordKeeper &records) {
   std::vector<Form> forms;
+  std::map<std::string, int> chainUses;
   for (const Record *r : records.getAllDerivedDefinitions("Inst")) {
     Form f;
     f.name = r->getName().str();
@@ -115,77 +196,7 @@ std::vector<Form> readForms(const RecordKeeper &records) {
                                  "': write values without a leading dot");
       f.groups.push_back(std::move(group));
     }
-    // Blocks and chains: each group starts as a block and a chain of its
-    // own; a FreeOrder set merges its groups (which must be adjacent) into
-    // one block, a chain element its groups into one chain.
-    for (auto [i, g] : llvm::enumerate(f.groups))
-      g.block = g.chain = i;
-    auto hasGroupName = [&](StringRef n) {
-      return llvm::any_of(f.groups, [&](const Group &g) { return g.name == n; });
-    };
-    std::vector<std::vector<std::string>> freeOrder;
-    for (const Init *set : r->getValueAsListInit("FreeOrder")->getElements()) {
-      freeOrder.emplace_back();
-      for (const Init *e : cast<ListInit>(set)->getElements())
-        freeOrder.back().push_back(cast<StringInit>(e)->getValue().str());
-    }
-    if (r->getValueAsBit("AnyOrder")) {
-      if (!freeOrder.empty())
-        PrintFatalError(r, "a form with AnyOrder lists no FreeOrder");
-      // The chains, then every other group after the head on its own.
-      // A family's Chains may name groups a form lacks: a chain keeps the
-      // groups this form has (when two or more).
-      std::vector<std::string> set;
-      StringSet<> chained;
-      for (const std::string &c : strings(r, "Chains")) {
-        SmallVector<StringRef, 4> names;
-        SplitString(c, names);
-        SmallVector<StringRef, 4> present;
-        for (StringRef n : names)
-          if (hasGroupName(n) && !chained.contains(n))
-            present.push_back(n);
-        if (present.size() < 2)
-          continue; // a group of its own
-        for (StringRef n : present)
-          chained.insert(n);
-        set.push_back(join(present, " "));
-      }
-      int64_t head = r->getValueAsInt("Head");
-      for (unsigned i = head; i < f.groups.size(); ++i)
-        if (!chained.contains(f.groups[i].name))
-          set.push_back(f.groups[i].name);
-      if (set.size() > 1)
-        freeOrder.push_back(std::move(set));
-    }
-    for (const std::vector<std::string> &set : freeOrder) {
-      std::vector<unsigned> members;
-      for (const std::string &e : set) {
-        SmallVector<StringRef, 4> names;
-        SplitString(e, names);
-        int chain = -1, prev = -1;
-        for (StringRef n : names) {
-          auto it = llvm::find_if(f.groups,
-                                  [&](const Group &g) { return g.name == n; });
-          if (it == f.groups.end())
-            PrintFatalError(r, "FreeOrder names no group '" + n + "'");
-          unsigned i = it - f.groups.begin();
-          if (prev >= 0 && unsigned(prev) >= i)
-            PrintFatalError(r, "FreeOrder chain '" + n +
-                                   "' is not in the groups' order");
-          if (chain < 0)
-            chain = i;
-          prev = i;
-          f.groups[i].chain = chain;
-          members.push_back(i);
-        }
-      }
-      llvm::sort(members);
-      for (unsigned k = 1; k < members.size(); ++k)
-        if (members[k] != members[k - 1] + 1)
-          PrintFatalError(r, "a FreeOrder set's groups must be adjacent");
-      for (unsigned i : members)
-        f.groups[i].block = members.front();
-    }
+    readOrder(r, f, chainUses);
     if (f.groups.size() > 64)
       PrintFatalError(r, "more than 64 modifier groups");
     auto hasGroup = [&](StringRef name) { return groupNames.contains(name); };
@@ -197,7 +208,8 @@ std::vector<Form> readForms(const RecordKeeper &records) {
                  o->getValueAsBit("SinkOK"),
                  o->getValueAsListOfInts("OneOf"),
                  o->getValueAsListOfInts("Range"),
-                 o->getValueAsInt("Multiple"), o->getValueAsBit("PowerOf2")};
+                 o->getValueAsInt("Multiple"), o->getValueAsBit("PowerOf2"),
+                 o->getValueAsBit("Exact")};
       if (!is_contained(ArrayRef(kKinds), op.kind))
         PrintFatalError(r, "unknown operand kind '" + op.kind + "'");
       if (!op.range.empty() &&
@@ -233,6 +245,10 @@ std::vector<Form> readForms(const RecordKeeper &records) {
                              v->getValueAsString("Refusal").str()});
     forms.push_back(std::move(f));
   }
+  for (const auto &[chain, uses] : chainUses)
+    if (!uses)
+      PrintFatalError("Chains entry '" + chain +
+                      "' chains no two groups of any form");
   // By mnemonic; forms of one mnemonic keep their order in ISA.td.
   std::stable_sort(forms.begin(), forms.end(),
                    [](const Form &a, const Form &b) {
@@ -339,7 +355,8 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
         << (op.range.empty() ? "false" : "true") << ", "
         << (op.range.empty() ? 0 : op.range[0]) << ", "
         << (op.range.empty() ? 0 : op.range[1]) << ", " << op.multiple
-        << ", " << (op.powerOf2 ? "true" : "false") << "},\n";
+        << ", " << (op.powerOf2 ? "true" : "false") << ", "
+        << (op.exact ? "true" : "false") << "},\n";
       ++numOperands;
     }
     for (const ValueReq &req : form.valueReqs) {
@@ -497,8 +514,8 @@ std::string syntax(const Form &f) {
   return out;
 }
 
-/// The modifier order the form takes beside the manual's: its free blocks,
-/// `{.a .b} any order, .c before .d` (empty when it takes only the manual's).
+/// The modifier orders the form takes beside the manual's: its free block,
+/// `.a .b .c in any order (but .a before .c)` (empty when it has none).
 std::string order(const Form &f) {
   std::string out;
   for (unsigned i = 0; i < f.groups.size();) {
@@ -557,10 +574,13 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
      << forms.size() << " forms of " << mnemonics.size() << " mnemonics in "
      << families.size()
      << " families. The `pyptx.inst` verifier accepts an instruction when "
-        "one form takes its modifiers (in order), its operands and their "
-        "register types, and the module's `.version` and `.target` meet "
-        "the form's needs. `{.x}` is optional; `.name` stands for one value "
-        "of the group listed under the form.\n\n";
+        "one form takes its modifiers, its operands and their register "
+        "types, and the module's `.version` and `.target` meet the form's "
+        "needs. `{.x}` is optional; `.name` stands for one value of the group "
+        "listed under the form. The syntax line gives the manual's order; "
+        "`order` says which modifiers may also come in another order (as "
+        "ptxas takes them), the others staying where the syntax puts "
+        "them.\n\n";
   // GitHub's anchors: lower case, spaces to dashes, punctuation dropped.
   auto anchor = [](StringRef title) {
     std::string out;

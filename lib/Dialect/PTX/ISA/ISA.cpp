@@ -132,8 +132,11 @@ std::optional<TypeInfo> parseType(StringRef name) {
 }
 
 /// PTX's type-checking rules, and their relaxed form for ld, st and cvt
-/// (registers may be wider than the instruction's type).
-bool compatible(const TypeInfo &inst, const TypeInfo &reg, bool relaxed) {
+/// (registers may be wider than the instruction's type). `ofOpcode`: the
+/// type is the one the opcode names (`add.u32`), not an operand's own
+/// (a shift amount's .u32).
+bool compatible(const TypeInfo &inst, const TypeInfo &reg, bool relaxed,
+                bool ofOpcode) {
   if (inst.kind == 'p' || reg.kind == 'p')
     return inst.kind == reg.kind;
   auto fits = [&] {
@@ -144,19 +147,28 @@ bool compatible(const TypeInfo &inst, const TypeInfo &reg, bool relaxed) {
     return fits();
   case 's':
   case 'u':
-    // ptxas takes a packed register (.f16x2) as bits here.
-    return StringRef("bsuo").contains(reg.kind) && fits();
+    // ptxas takes a packed register (.f16x2) as bits where the opcode names
+    // the integer type (`add.u32`, `st.u32`), not for an operand whose type
+    // is its own (a count, a mask, a shift amount).
+    return (StringRef("bsu").contains(reg.kind) ||
+            (reg.kind == 'o' && ofOpcode)) &&
+           fits();
   case 'f':
     return (reg.kind == 'f' && reg.bits == inst.bits) ||
            (reg.kind == 'b' && fits());
   default:
-    return reg.name == inst.name || (reg.kind == 'b' && fits());
+    // The packed integer types also take .f16x2 registers.
+    return reg.name == inst.name || (reg.kind == 'b' && fits()) ||
+           (reg.name == "f16x2" &&
+            (inst.name == "u16x2" || inst.name == "s16x2"));
   }
 }
 
-std::string describeAccepted(const TypeInfo &t, bool relaxed) {
+std::string describeAccepted(const TypeInfo &t, bool relaxed, bool exact) {
   std::string size = std::to_string(t.bits);
   std::string wider = relaxed ? " (or wider)" : "";
+  if (exact)
+    return "a ." + t.name.str() + " register";
   switch (t.kind) {
   case 'p':
     return "a predicate register";
@@ -515,8 +527,8 @@ std::optional<Problem> FormMatcher::checkValues() {
                          " is the special register" +
                          (op.name.empty() ? "" : " '" + op.name.str() + "'") +
                          "; ptxas takes special registers only in mov and "
-                         "cvt (\"Special register argument not allowed\"): "
-                         "mov it into a register first",
+                         "cvt of integer types (\"Special register argument "
+                         "not allowed\"): mov it into a register first",
                      int(i)};
     if (op.shape == OperandView::Immediate && op.value)
       if (std::optional<std::string> wrong =
@@ -531,17 +543,17 @@ std::optional<Problem> FormMatcher::checkValues() {
 }
 
 /// ptxas takes a special register as an operand of mov, and of a cvt
-/// without a rounding modifier, and nowhere else (but inside addresses and
-/// vectors).
+/// without a rounding modifier, of integer or bit-size types, and nowhere
+/// else (but inside addresses and vectors).
 bool FormMatcher::specialRegisterOK() const {
-  if (inst.mnemonic == "mov")
-    return true;
-  if (inst.mnemonic != "cvt")
+  if (inst.mnemonic != "mov" && inst.mnemonic != "cvt")
     return false;
+  // Not with a float type either (`mov.f32 %f, %laneid`, `cvt.f32.f32`).
   static constexpr StringLiteral kRounding[] = {
       "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "rna", "rs"};
   return llvm::none_of(inst.modifiers, [](StringRef m) {
-    return is_contained(kRounding, m);
+    std::optional<TypeInfo> t = parseType(m);
+    return is_contained(kRounding, m) || (t && t->kind == 'f');
   });
 }
 
@@ -582,13 +594,17 @@ std::optional<std::string> valueProblem(const OperandDesc &d, int64_t value) {
 }
 
 /// ptxas rejects a vector whose registers differ in size ("Incompatible
-/// elements of vector expression"); predicate registers do not count.
+/// elements of vector expression").
 std::optional<std::string> mixedSizes(const OperandView &vector) {
   std::optional<TypeInfo> first;
   for (const OperandView &e : vector.elements) {
     std::optional<TypeInfo> t = parseType(e.type);
-    if (e.shape != OperandView::Register || !t || t->kind == 'p')
+    if (e.shape != OperandView::Register || !t)
       continue;
+    // In a vector ptxas sizes a predicate register as 32 bits
+    // (`mov.b64 %rd, {%r, %p}` assembles, `mov.b32 %r, {%h, %p}` does not).
+    if (t->kind == 'p')
+      t->bits = 32;
     if (!first)
       first = t;
     else if (t->bits != first->bits)
@@ -598,17 +614,20 @@ std::optional<std::string> mixedSizes(const OperandView &vector) {
   return std::nullopt;
 }
 
-/// A vector's registers, as ptxas types them: when they all have one type,
-/// that type must suit the instruction. Registers of different types (but
-/// one size) read as bits, which suits an integer or bit-size instruction;
-/// a float instruction takes a mix of its own type and bit-size registers
-/// only.
+/// A vector's registers, as ptxas 13.0 types them. Side by side, two
+/// registers must be alike: of one type, both integers (.sN, .uN), or one of
+/// them bit-size (.bN); otherwise ptxas refuses the vector ("Vector with
+/// elements of different types are not allowed"; `{%f, %b, %u}` passes,
+/// `{%f, %u, %b}` does not). When all registers have one type, that type
+/// must suit the instruction; a mix reads as bits, which any type of the
+/// size takes. A predicate register is of a type of its own here (next to a
+/// .bN register only).
 template <typename CheckReg, typename CheckLiteral, typename MakeProblem>
 std::optional<Problem> checkVector(const OperandView &vector,
                                    const TypeInfo &want, CheckReg checkReg,
                                    CheckLiteral checkLiteral,
                                    MakeProblem problem) {
-  const OperandView *first = nullptr;
+  const OperandView *first = nullptr, *previous = nullptr;
   bool mixed = false;
   for (const OperandView &e : vector.elements) {
     if (e.shape == OperandView::Immediate) {
@@ -616,27 +635,31 @@ std::optional<Problem> checkVector(const OperandView &vector,
         return p;
       continue;
     }
-    if (e.shape != OperandView::Register || e.type.empty() ||
-        (e.type == "pred" && want.kind != 'p' && want.kind != 'f'))
+    if (e.shape != OperandView::Register || e.type.empty())
       continue;
     if (!first)
       first = &e;
-    else if (e.type != first->type)
+    if (previous && e.type != previous->type) {
       mixed = true;
+      std::optional<TypeInfo> a = parseType(previous->type),
+                              b = parseType(e.type);
+      bool alike = !a || !b || a->kind == 'b' || b->kind == 'b' ||
+                   (StringRef("su").contains(a->kind) &&
+                    StringRef("su").contains(b->kind));
+      if (!alike)
+        return problem("the vector has a ." + e.type.str() +
+                       " register next to a ." + previous->type.str() +
+                       " one; ptxas takes registers of different types side "
+                       "by side only when both are integers or one is .b" +
+                       std::to_string(std::max(a->bits, b->bits)));
+    }
+    previous = &e;
   }
-  if (!first)
-    return std::nullopt;
-  if (!mixed)
+  // A vector of predicates only is not checked, but by a float
+  // instruction.
+  if (first && !mixed &&
+      (first->type != "pred" || want.kind == 'p' || want.kind == 'f'))
     return checkReg(*first);
-  if (want.kind == 'f')
-    for (const OperandView &e : vector.elements)
-      if (std::optional<TypeInfo> t = parseType(e.type);
-          e.shape == OperandView::Register && t &&
-          !compatible(want, *t, /*relaxed=*/false))
-        return problem("the vector mixes ." + first->type.str() + " and ." +
-                       e.type.str() + " registers; ." + want.name.str() +
-                       " takes a mix of ." + want.name.str() + " and .b" +
-                       std::to_string(want.bits) + " only");
   return std::nullopt;
 }
 
@@ -651,39 +674,45 @@ std::optional<Problem> FormMatcher::checkTypes() {
     auto named = [](const OperandView &reg) {
       return reg.name.empty() ? std::string() : " '" + reg.name.str() + "'";
     };
-    // ptxas forms addresses from integer registers only, and the elements
-    // of a vector (here, or any other) must share one size.
-    if (op.shape == OperandView::Address)
+    const OperandDesc &d = *operandDescs[i];
+    StringRef spec = d.type;
+    // ptxas forms addresses from integer registers only (a typed address:
+    // of its type, exactly or by the type rules; a Tensor Memory address
+    // also takes an .f16x2 register), and the elements of a vector (here,
+    // or any other) must share one size.
+    if (op.shape == OperandView::Address) {
+      std::optional<TypeInfo> want = parseType(spec);
       for (const OperandView &reg : op.elements) {
         if (reg.shape == OperandView::Vector) {
           if (std::optional<std::string> mixed = mixedSizes(reg))
             return problem(*mixed);
           continue;
         }
-        if (std::optional<TypeInfo> t = parseType(reg.type);
-            t && !StringRef("bsu").contains(t->kind))
+        std::optional<TypeInfo> t = parseType(reg.type);
+        if (!t || reg.shape != OperandView::Register)
+          continue;
+        if (d.exact && reg.type != spec)
+          return problem("address register" + named(reg) + " is a ." +
+                         reg.type.str() + " register; this address needs a ." +
+                         spec.str() + " register");
+        if (!d.exact && want &&
+            !compatible(*want, *t, /*relaxed=*/false, /*ofOpcode=*/true))
+          return problem("address register" + named(reg) + " is a ." +
+                         reg.type.str() + " register; this address needs " +
+                         describeAccepted(*want, false, false));
+        if (!want && !StringRef("bsu").contains(t->kind))
           return problem("address register" + named(reg) + " is a ." +
                          reg.type.str() +
                          " register; an address needs an integer or "
                          "bit-size register");
       }
+      continue;
+    }
     if (op.shape == OperandView::Vector)
       if (std::optional<std::string> mixed = mixedSizes(op))
         return problem(*mixed);
-    const OperandDesc &d = *operandDescs[i];
-    StringRef spec = d.type;
     if (spec.empty())
       continue;
-    // A typed address: its registers have exactly that type.
-    if (op.shape == OperandView::Address) {
-      for (const OperandView &reg : op.elements)
-        if (reg.shape == OperandView::Register && !reg.type.empty() &&
-            reg.type != spec)
-          return problem("address register" + named(reg) + " is a ." +
-                         reg.type.str() + " register; this address needs a ." +
-                         spec.str() + " register");
-      continue;
-    }
     bool wide = d.wide;
     if (d.typeGroup >= 0)
       spec = takenValue(d.typeGroup);
@@ -692,9 +721,20 @@ std::optional<Problem> FormMatcher::checkTypes() {
       continue;
     if (wide)
       want->bits *= 2;
-    auto check = [&](const OperandView &reg) -> std::optional<Problem> {
+    // `vectorElement`: in a vector of ld or st (relaxed types), ptxas also
+    // takes integer registers for a float type (`ld.v2.f32 {%r1, %r2}`),
+    // which it refuses for a scalar.
+    auto checkAs = [&](const OperandView &reg,
+                       bool vectorElement) -> std::optional<Problem> {
       std::optional<TypeInfo> have = parseType(reg.type);
-      if (!have || compatible(*want, *have, form.relaxedTypes))
+      if (!have)
+        return std::nullopt;
+      if (d.exact ? have->name == want->name
+                  : compatible(*want, *have, form.relaxedTypes,
+                               d.typeGroup >= 0))
+        return std::nullopt;
+      if (vectorElement && form.relaxedTypes && want->kind == 'f' &&
+          StringRef("su").contains(have->kind) && have->bits >= want->bits)
         return std::nullopt;
       std::string what = wide ? std::to_string(want->bits) + "-bit ." +
                                     std::string(1, want->kind)
@@ -707,8 +747,13 @@ std::optional<Problem> FormMatcher::checkTypes() {
                          name + " is a ." + reg.type.str() + " register; " +
                          (wide ? "the wide result of ." + spec.str()
                                : "." + spec.str()) +
-                         " needs " + describeAccepted(*want, form.relaxedTypes),
+                         " needs " +
+                         describeAccepted(*want, form.relaxedTypes, d.exact),
                      int(i)};
+    };
+    auto check = [&](const OperandView &reg) { return checkAs(reg, false); };
+    auto checkElement = [&](const OperandView &reg) {
+      return checkAs(reg, true);
     };
     // ptxas wants a floating-point literal for a float operand, and an
     // integer one for an integer operand.
@@ -739,8 +784,12 @@ std::optional<Problem> FormMatcher::checkTypes() {
         found = problem("the register after '|' must be a predicate; got a ." +
                         op.elements[1].type.str() + " register");
     }
-    else if (op.shape == OperandView::Vector)
-      found = checkVector(op, *want, check, checkLiteral, problem);
+    else if (op.shape == OperandView::Vector && d.exact) {
+      for (const OperandView &e : op.elements)
+        if (e.shape == OperandView::Register && !found)
+          found = check(e);
+    } else if (op.shape == OperandView::Vector)
+      found = checkVector(op, *want, checkElement, checkLiteral, problem);
     if (found)
       return found;
   }
@@ -834,10 +883,28 @@ Problem modifierProblem(const InstView &inst,
   bool knownAnywhere = false;
   StringRef token =
       reached < inst.modifiers.size() ? inst.modifiers[reached] : StringRef();
-  for (auto [form, m] : llvm::zip(forms, matchers)) {
+  // The required modifiers a form still lacks; at the end of an opcode only
+  // the forms that lack the fewest are suggested (`mma.sync.m16n8k16...`
+  // lacks `.aligned`, not `.sp` as well).
+  auto lacking = [](const FormDesc &form, const FormMatcher &m) {
+    unsigned n = 0;
+    for (auto [i, g] : llvm::enumerate(groupsOf(form)))
+      n += !g.optional && (i >= m.deepestTaken.size() || m.deepestTaken[i] < 0);
+    return n;
+  };
+  auto prefixOf = [](const FormDesc &form) {
     SmallVector<StringRef, 4> prefix;
-    StringRef(form->opcode).split(prefix, '.');
+    StringRef(form.opcode).split(prefix, '.');
     prefix.erase(prefix.begin());
+    return prefix;
+  };
+  unsigned fewest = ~0u;
+  for (auto [form, m] : llvm::zip(forms, matchers))
+    if (token.empty() && m->prefixLength == prefixOf(*form).size() &&
+        m->deepest == reached)
+      fewest = std::min(fewest, lacking(*form, *m));
+  for (auto [form, m] : llvm::zip(forms, matchers)) {
+    SmallVector<StringRef, 4> prefix = prefixOf(*form);
     if (is_contained(prefix, token))
       knownAnywhere = true;
     for (const GroupDesc &g : groupsOf(*form))
@@ -851,6 +918,8 @@ Problem modifierProblem(const InstView &inst,
       expect(prefix[m->prefixLength]);
       continue;
     }
+    if (token.empty() && lacking(*form, *m) > fewest)
+      continue;
     // The groups that could take a modifier at `reached`: those of the
     // block of the last group taken that are still free (a chain's only
     // after its last taken one), then whole blocks up to one with a
@@ -870,19 +939,23 @@ Problem modifierProblem(const InstView &inst,
       unsigned end = g + 1;
       while (end < groups.size() && groups[end].block == groups[g].block)
         ++end;
-      bool required = false;
-      for (unsigned i = g; i < end; ++i) {
+      auto open = [&](unsigned i) {
         if (isTaken(i))
-          continue;
-        bool laterOfChainTaken = false;
+          return false;
         for (unsigned h = i + 1; h < end; ++h)
-          laterOfChainTaken |= groups[h].chain == groups[i].chain && isTaken(h);
-        if (laterOfChainTaken)
-          continue;
-        for (StringRef v : valuesOf(groups[i]))
-          expect(v);
-        required |= !groups[i].optional;
-      }
+          if (groups[h].chain == groups[i].chain && isTaken(h))
+            return false;
+        return true;
+      };
+      bool required = false;
+      for (unsigned i = g; i < end; ++i)
+        required |= open(i) && !groups[i].optional;
+      // At the end of the opcode, the modifiers it lacks are the required
+      // ones.
+      for (unsigned i = g; i < end; ++i)
+        if (open(i) && (!token.empty() || !required || !groups[i].optional))
+          for (StringRef v : valuesOf(groups[i]))
+            expect(v);
       if (required)
         break;
       g = end;

@@ -4,11 +4,13 @@
 // cp.reduce.async.bulk*), st.async, red.async, st.bulk and tensormap.replace.
 // (tensormap.cp_fenceproxy and fence.proxy.* belong to the fences.)
 //
-// Requirements and type rules are those ptxas (CUDA 13.0) enforces. ptxas
-// takes the modifiers of these instructions in any order; the forms below
-// take the order of the PTX ISA and the other orders seen in real code
-// (CUTLASS writes `.2d.cta_group::2.tile::gather4.shared::cluster.global`,
-// others `.mbarrier::complete_tx::bytes.cta_group::2.multicast::cluster`).
+// Requirements and type rules are those ptxas (CUDA 13.0) enforces.
+// Modifier order (ISABase.td, Head and Chains), as ptxas takes it: after the
+// operation's words (`cp.async`, `cp.async.bulk.tensor`, `st.async`,
+// `tensormap.replace`), any order, except that the destination's state space
+// comes before the source's (`dst src`) and the types keep theirs. CUTLASS
+// writes `.2d.cta_group::2.tile::gather4.shared::cluster.global`, others
+// `.mbarrier::complete_tx::bytes.cta_group::2.multicast::cluster`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +27,6 @@ defvar ASYNC_SM100Feat = SM100Family;
 
 defvar ASYNC_MBar = "mbarrier::complete_tx::bytes";
 defvar ASYNC_Hint = Opt<"hint", ["L2::cache_hint"]>;
-defvar ASYNC_Hint2 = Opt<"hint2", ["L2::cache_hint"]>;
 // The cache policy, a 64-bit integer (ptxas refuses an f64 register).
 defvar ASYNC_Policy = RegImm<"u64", "L2::cache_hint">;
 // A byte count: a 32-bit integer; as an immediate, a multiple of 16 up to
@@ -59,7 +60,7 @@ class ASYNC_CpAsyncCache<string name, list<int> sizes> {
   list<int> Sizes = sizes;
 }
 
-let Family = "Asynchronous copies and tensor maps" in {
+let Family = "Asynchronous copies and tensor maps", Chains = ["dst src"] in {
 
 //===----------------------------------------------------------------------===//
 // cp.async (sm_80)
@@ -75,8 +76,8 @@ foreach cache = [ASYNC_CpAsyncCache<"ca", [4, 8, 16]>,
                  ASYNC_CpAsyncCache<"cg", [16]>] in {
 defvar groups = [
   Group<"cache", [cache.Name]>, Group<"dst", ["shared", "shared::cta"]>,
-  Fixed<"global">, ASYNC_Hint,
-  Opt<"prefetch", ["L2::64B", "L2::128B", "L2::256B"]>, ASYNC_Hint2
+  Group<"src", ["global"]>, ASYNC_Hint,
+  Opt<"prefetch", ["L2::64B", "L2::128B", "L2::256B"]>
 ];
 def ASYNC_CP_ASYNC_ # !toupper(cache.Name)
     : Inst<"cp.async", groups,
@@ -124,30 +125,31 @@ def ASYNC_CP_ASYNC_MBAR_ARRIVE
 let MinPTX = 80, MinSM = 90 in {
 def ASYNC_BULK_G2CLUSTER
     : Inst<"cp.async.bulk",
-           [Fixed<"shared::cluster">, Fixed<"global">, Fixed<ASYNC_MBar>,
-            Opt<"mc", ["multicast::cluster"]>, ASYNC_Hint,
-            Opt<"mc2", ["multicast::cluster"]>],
+           [Group<"dst", ["shared::cluster"]>, Group<"src", ["global"]>,
+            Fixed<ASYNC_MBar>, Opt<"mc", ["multicast::cluster"]>, ASYNC_Hint],
            [Addr<>, Addr<>, ASYNC_Size, Addr<>, ASYNC_Multicast, ASYNC_Policy]> {
   let Summary = "bulk copy from global to (multicast) cluster shared memory, "
                 "completing on an mbarrier";
 }
 def ASYNC_BULK_G2CTA
     : Inst<"cp.async.bulk",
-           [Fixed<"shared::cta">, Fixed<"global">, Fixed<ASYNC_MBar>, ASYNC_Hint],
+           [Group<"dst", ["shared::cta"]>, Group<"src", ["global"]>,
+            Fixed<ASYNC_MBar>, ASYNC_Hint],
            [Addr<>, Addr<>, ASYNC_Size, Addr<>, ASYNC_Policy]> {
   let Summary = "bulk copy from global to CTA shared memory, completing on an mbarrier";
   let MinPTX = 86;
 }
 def ASYNC_BULK_CTA2CLUSTER
     : Inst<"cp.async.bulk",
-           [Fixed<"shared::cluster">, Fixed<"shared::cta">, Fixed<ASYNC_MBar>],
+           [Group<"dst", ["shared::cluster"]>, Group<"src", ["shared::cta"]>,
+            Fixed<ASYNC_MBar>],
            [Addr<>, Addr<>, ASYNC_Size, Addr<>]> {
   let Summary = "bulk copy from CTA to cluster shared memory, completing on an mbarrier";
 }
 def ASYNC_BULK_S2G
     : Inst<"cp.async.bulk",
-           [Fixed<"global">, Fixed<"shared::cta">, Fixed<"bulk_group">,
-            ASYNC_Hint, Flag<"cp_mask">, ASYNC_Hint2],
+           [Group<"dst", ["global"]>, Group<"src", ["shared::cta"]>,
+            Fixed<"bulk_group">, ASYNC_Hint, Flag<"cp_mask">],
            [Addr<>, Addr<>, ASYNC_Size, ASYNC_Policy,
             RegImm<"u16", "cp_mask">]> {
   let Summary = "bulk copy from CTA shared memory to global (bytes selected by "
@@ -192,12 +194,10 @@ defvar im2colInfo = !if(!ge(dim, 3),
 let MinPTX = 80, MinSM = 90, ValueReqs = ASYNC_TensorReqs in {
 def ASYNC_TENSOR_G2CLUSTER_ # d
     : Inst<"cp.async.bulk.tensor",
-           [Fixed<d>, Opt<"cga", ASYNC_CtaGroup>, Opt<"lma", loadModes>,
-            Opt<"cgb", ASYNC_CtaGroup>, Fixed<"shared::cluster">, Fixed<"global">,
-            Opt<"lmb", loadModes>, Fixed<ASYNC_MBar>,
-            Opt<"mc", ["multicast::cluster"]>, Opt<"cgc", ASYNC_CtaGroup>,
-            Opt<"mc2", ["multicast::cluster"]>, ASYNC_Hint,
-            Opt<"mc3", ["multicast::cluster"]>, Opt<"cgd", ASYNC_CtaGroup>],
+           [Fixed<d>, Opt<"mode", loadModes>, Group<"dst", ["shared::cluster"]>,
+            Group<"src", ["global"]>, Fixed<ASYNC_MBar>,
+            Opt<"cta_group", ASYNC_CtaGroup>, Opt<"mc", ["multicast::cluster"]>,
+            ASYNC_Hint],
            !listconcat([Addr<>, Addr<>, Addr<>], im2colInfo,
                        [ASYNC_Multicast, ASYNC_Policy])> {
   let Summary = "copy a " # d # " tensor tile from global to (multicast) cluster "
@@ -205,26 +205,21 @@ def ASYNC_TENSOR_G2CLUSTER_ # d
 }
 // ptxas (CUDA 13.0) also takes a 64-bit ctaMask in the .im2col multicast
 // form without .L2::cache_hint.
-foreach pos = !if(!ge(dim, 3), [0, 1], []<int>) in
-def ASYNC_TENSOR_G2CLUSTER_IM2COL_MC_ # d # _ # pos
+if !ge(dim, 3) then
+def ASYNC_TENSOR_G2CLUSTER_IM2COL_MC_ # d
     : Inst<"cp.async.bulk.tensor",
-           !listconcat([Fixed<d>, Opt<"cga", ASYNC_CtaGroup>],
-                       !if(!eq(pos, 0), [Fixed<"im2col">], []<Group>),
-                       [Opt<"cgb", ASYNC_CtaGroup>, Fixed<"shared::cluster">,
-                        Fixed<"global">],
-                       !if(!eq(pos, 1), [Fixed<"im2col">], []<Group>),
-                       [Fixed<ASYNC_MBar>, Opt<"cgc", ASYNC_CtaGroup>,
-                        Fixed<"multicast::cluster">, Opt<"cgd", ASYNC_CtaGroup>]),
+           [Fixed<d>, Fixed<"im2col">, Group<"dst", ["shared::cluster"]>,
+            Group<"src", ["global"]>, Fixed<ASYNC_MBar>,
+            Opt<"cta_group", ASYNC_CtaGroup>, Fixed<"multicast::cluster">],
            [Addr<>, Addr<>, Addr<>, Vec<offType, !sub(dim, 2)>, RegImm<"u64">]> {
   let Summary = "copy a " # d # " tensor tile from global to multicast cluster "
                 "shared memory in im2col mode, completing on an mbarrier";
 }
 def ASYNC_TENSOR_G2CTA_ # d
     : Inst<"cp.async.bulk.tensor",
-           [Fixed<d>, Opt<"cga", ASYNC_CtaGroup>, Opt<"lma", loadModes>,
-            Opt<"cgb", ASYNC_CtaGroup>, Fixed<"shared::cta">, Fixed<"global">,
-            Opt<"lmb", loadModes>, Fixed<ASYNC_MBar>, Opt<"cgc", ASYNC_CtaGroup>,
-            ASYNC_Hint, Opt<"cgd", ASYNC_CtaGroup>],
+           [Fixed<d>, Opt<"mode", loadModes>, Group<"dst", ["shared::cta"]>,
+            Group<"src", ["global"]>, Fixed<ASYNC_MBar>,
+            Opt<"cta_group", ASYNC_CtaGroup>, ASYNC_Hint],
            !listconcat([Addr<>, Addr<>, Addr<>], im2colInfo, [ASYNC_Policy])> {
   let Summary = "copy a " # d # " tensor tile from global to CTA shared memory, "
                 "completing on an mbarrier";
@@ -232,24 +227,24 @@ def ASYNC_TENSOR_G2CTA_ # d
 }
 def ASYNC_TENSOR_S2G_ # d
     : Inst<"cp.async.bulk.tensor",
-           [Fixed<d>, Opt<"lma", storeModes>, Fixed<"global">, Fixed<"shared::cta">,
-            Opt<"lmb", storeModes>, Fixed<"bulk_group">, ASYNC_Hint],
+           [Fixed<d>, Opt<"mode", storeModes>, Group<"dst", ["global"]>,
+            Group<"src", ["shared::cta"]>, Fixed<"bulk_group">, ASYNC_Hint],
            [Addr<>, Addr<>, ASYNC_Policy]> {
   let Summary = "copy a " # d # " tensor tile from CTA shared memory to global, "
                 "completing in a bulk async-group";
 }
 def ASYNC_TENSOR_PREFETCH_ # d
     : Inst<"cp.async.bulk.prefetch.tensor",
-           [Fixed<d>, Fixed<"L2">, Fixed<"global">, Opt<"lma", loadModes>,
-            ASYNC_Hint, Opt<"lmb", loadModes>],
+           [Fixed<d>, Fixed<"L2">, Fixed<"global">, Opt<"mode", loadModes>,
+            ASYNC_Hint],
            !listconcat([Addr<>], im2colInfo, [ASYNC_Policy])> {
   let Summary = "prefetch a " # d # " tensor tile from global memory into L2";
 }
 def ASYNC_TENSOR_REDUCE_ # d
     : Inst<"cp.reduce.async.bulk.tensor",
-           [Fixed<d>, Fixed<"global">, Fixed<"shared::cta">,
-            Opt<"lma", storeModes>, Group<"op", ASYNC_RedOps>,
-            Opt<"lmb", storeModes>, Fixed<"bulk_group">, ASYNC_Hint],
+           [Fixed<d>, Group<"dst", ["global"]>, Group<"src", ["shared::cta"]>,
+            Opt<"mode", storeModes>, Group<"op", ASYNC_RedOps>,
+            Fixed<"bulk_group">, ASYNC_Hint],
            [Addr<>, Addr<>, ASYNC_Policy]> {
   let Summary = "reduce a " # d # " tile of CTA shared memory into a global "
                 "tensor, completing in a bulk async-group";
@@ -268,8 +263,8 @@ defvar ASYNC_ClusterRedTypes = [["b32"], ["u32", "s32", "u64"], ["u32"],
 foreach i = 0...3 in
 def ASYNC_REDUCE_CLUSTER_ # !cast<string>(ASYNC_ComboNames[i])
     : Inst<"cp.reduce.async.bulk",
-           [Fixed<"shared::cluster">, Fixed<"shared::cta">, Fixed<ASYNC_MBar>,
-            Group<"op", ASYNC_ComboOps[i]>,
+           [Group<"dst", ["shared::cluster"]>, Group<"src", ["shared::cta"]>,
+            Fixed<ASYNC_MBar>, Group<"op", ASYNC_ComboOps[i]>,
             Group<"type", ASYNC_ClusterRedTypes[i]>],
            [Addr<>, Addr<>, ASYNC_Size, Addr<>]> {
   let Summary = "reduce a range of CTA shared memory into cluster shared "
@@ -281,18 +276,18 @@ defvar ASYNC_GlobalRedTypes = [["b32", "b64"], ["u32", "s32", "u64", "f32", "f64
 foreach i = 0...3 in
 def ASYNC_REDUCE_GLOBAL_ # !cast<string>(ASYNC_ComboNames[i])
     : Inst<"cp.reduce.async.bulk",
-           [Fixed<"global">, Fixed<"shared::cta">, Fixed<"bulk_group">,
-            ASYNC_Hint, Group<"op", ASYNC_ComboOps[i]>,
-            Group<"type", ASYNC_GlobalRedTypes[i]>, ASYNC_Hint2],
+           [Group<"dst", ["global"]>, Group<"src", ["shared::cta"]>,
+            Fixed<"bulk_group">, ASYNC_Hint, Group<"op", ASYNC_ComboOps[i]>,
+            Group<"type", ASYNC_GlobalRedTypes[i]>],
            [Addr<>, Addr<>, ASYNC_Size, ASYNC_Policy]> {
   let Summary = "reduce a range of CTA shared memory into global memory, "
                 "completing in a bulk async-group";
 }
 def ASYNC_REDUCE_GLOBAL_NOFTZ
     : Inst<"cp.reduce.async.bulk",
-           [Fixed<"global">, Fixed<"shared::cta">, Fixed<"bulk_group">,
-            ASYNC_Hint, Fixed<"add">, Fixed<"noftz">,
-            Group<"type", ["f16", "bf16"]>, ASYNC_Hint2],
+           [Group<"dst", ["global"]>, Group<"src", ["shared::cta"]>,
+            Fixed<"bulk_group">, ASYNC_Hint, Fixed<"add">, Fixed<"noftz">,
+            Group<"type", ["f16", "bf16"]>],
            [Addr<>, Addr<>, ASYNC_Size, ASYNC_Policy]> {
   let Summary = "add a range of f16/bf16 CTA shared memory into global memory, "
                 "completing in a bulk async-group";

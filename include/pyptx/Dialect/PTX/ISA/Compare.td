@@ -82,10 +82,9 @@ multiclass CMP_Set<list<string> cmps, list<string> dtypes,
   }
 }
 
-// ptxas 13.0 takes the modifiers of these forms in any order, except that
-// two types keep theirs (D's before A's) and the leading words that name the
-// operation (`mul.hi`) stay first; see docs/design.md 5.1.
-let Family = "Comparison and selection", AnyOrder = 1,
+// Modifier order (ISABase.td, Head and Chains): after the words that name
+// the operation (`mul.hi`), any order; the types keep theirs (D's first).
+let Family = "Comparison and selection",
     Chains = ["dtype stype", "dtype ctype"] in {
 
 //===--- setp --------------------------------------------------------------===//

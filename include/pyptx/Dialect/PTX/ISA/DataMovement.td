@@ -4,10 +4,11 @@
 // cvt.pack, mapa, getctarank, ldmatrix, stmatrix, movmatrix, stacksave,
 // stackrestore, alloca, applypriority, discard, createpolicy.
 //
-// ptxas (CUDA 13.0) accepts the modifiers of ld/st/cvt in any order
-// (`st.global.f32.v2`, `cvt.f32.rn.s32`); the forms below take the documented
-// order plus the orders real code uses (`ld.global.volatile`,
-// `st.global.relaxed.gpu`, `ld.global.nc.ca`, `ld.global.mmio.relaxed.sys`).
+// Modifier order (ISABase.td, Head and Chains): after the mnemonic, any
+// order (`st.global.f32.v2`, `cvt.f32.rn.s32`), except after `cvta.to`,
+// `cvt.pack` and `createpolicy.range` (and `.fractional`, `.cvt`); cvt's
+// types keep theirs (D's first), and so do ldmatrix's formats and
+// createpolicy's two eviction priorities (the primary first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,6 +82,13 @@ defvar DM_VecTypes = [
   DM_VecType<"_V4X64", [Group<"vec", ["v4"]>, Group<"type", DM_MemTypes64>],
              88, 100, 1>];
 
+// ptxas takes only .b32/.b16 registers for cvt.rs's random bits and packed
+// results.
+class DM_ExactReg<string type> : Reg<type> {
+  let Exact = 1;
+}
+defvar DM_RandomBits = DM_ExactReg<"b32">;
+
 let Family = "Data movement and conversion" in {
 
 //===----------------------------------------------------------------------===//
@@ -131,15 +139,13 @@ def DM_MOV_UNPACK_ # type # _ # len
 
 defvar DM_ShflModes = ["up", "down", "bfly", "idx"];
 // The destination may be written `d|p` (p: whether the source lane was in
-// range). ptxas takes the modifiers in any order, and refuses an .f32
-// membermask (the other operands are bits).
+// range). ptxas refuses an .f32 membermask (the other operands are bits).
 def DM_SHFL_SYNC : Inst<"shfl", [Fixed<"sync">, Group<"mode", DM_ShflModes>,
                                  Fixed<"b32">],
                         [Reg<"b32">, RegImm<"b32">, RegImm<"b32">,
                          RegImm<"b32">, RegImm<"u32">]> {
   let Summary = "d = a from another lane of the warp (of the lanes in membermask)";
   let MinPTX = 60; let MinSM = 30;
-  let AnyOrder = 1;
 }
 // Without .sync: deprecated; not supported on sm_70 and later from PTX ISA 6.4
 // (a maximum PTX version is not expressible here).
@@ -159,12 +165,12 @@ def DM_PRMT : Inst<"prmt", [Fixed<"b32">,
 // ld
 //===----------------------------------------------------------------------===//
 
-defvar DM_LdOps = [Data<"$type">, Addr<>, Reg<"b64", "L2::cache_hint">];
+// The cache policy: a 64-bit integer register (ptxas refuses .f64).
+defvar DM_LdOps = [Data<"$type">, Addr<>, Reg<"u64", "L2::cache_hint">];
 defvar DM_LdCop = Opt<"cop", ["ca", "cg", "cs", "lu", "cv"]>;
 defvar DM_NcCop = ["ca", "cg", "cs"];
 
-// ptxas 13.0 takes ld's and st's modifiers in any order.
-let RelaxedTypes = 1, ValueReqs = DM_MemReqs, AnyOrder = 1 in {
+let RelaxedTypes = 1, ValueReqs = DM_MemReqs in {
 foreach vt = DM_VecTypes in {
 defvar ss = !if(vt.Wide, ["global"], DM_LdSS);
 defvar syncss = !if(vt.Wide, ["global"], DM_SyncSS);
@@ -191,22 +197,9 @@ def DM_LD_VOLATILE # vt.Name
            [Data<"$type">, Addr<>]> {
   let Summary = "d = the value at address a (volatile)";
 }
-def DM_LD_SS_VOLATILE # vt.Name
-    : Inst<"ld", !listconcat([Group<"ss", syncss>, Fixed<"volatile">,
-                              Opt<"prefetch", DM_PrefetchSize>], vt.Groups),
-           [Data<"$type">, Addr<>]> {
-  let Summary = "d = the value at address a (volatile)";
-}
 def DM_LD_SEM # vt.Name
     : Inst<"ld", !listconcat([Group<"sem", ["relaxed", "acquire"]>,
                               Group<"scope", DM_Scopes>, Opt<"ss", syncss>],
-                             evict, hint, vt.Groups), DM_LdOps> {
-  let Summary = "d = the value at address a (relaxed or acquire, at a scope)";
-}
-def DM_LD_SS_SEM # vt.Name
-    : Inst<"ld", !listconcat([Group<"ss", syncss>,
-                              Group<"sem", ["relaxed", "acquire"]>,
-                              Group<"scope", DM_Scopes>],
                              evict, hint, vt.Groups), DM_LdOps> {
   let Summary = "d = the value at address a (relaxed or acquire, at a scope)";
 }
@@ -215,12 +208,6 @@ def DM_LD_SS_SEM # vt.Name
 def DM_LD_MMIO : Inst<"ld", [Fixed<"mmio">, Fixed<"relaxed">, Fixed<"sys">,
                              Opt<"ss", ["global"]>, Group<"type", DM_MemTypes>],
                       [Reg<"$type">, Addr<>]> {
-  let Summary = "d = the value at address a (memory-mapped I/O)";
-  let MinPTX = 82; let MinSM = 70;
-}
-def DM_LD_SS_MMIO : Inst<"ld", [Fixed<"global">, Fixed<"mmio">, Fixed<"relaxed">,
-                                Fixed<"sys">, Group<"type", DM_MemTypes>],
-                         [Reg<"$type">, Addr<>]> {
   let Summary = "d = the value at address a (memory-mapped I/O)";
   let MinPTX = 82; let MinSM = 70;
 }
@@ -233,18 +220,16 @@ def DM_LDU : Inst<"ldu", [Opt<"ss", ["global"]>, Opt<"vec", ["v2", "v4"]>,
   let MinPTX = 20; let MinSM = 20;
   let RelaxedTypes = 1;
   let ValueReqs = [ValueReq<"b128", 83, 70>];
-  let AnyOrder = 1;
 }
 
 //===----------------------------------------------------------------------===//
 // st
 //===----------------------------------------------------------------------===//
 
-defvar DM_StOps = [Addr<>, Data<"$type">, Reg<"b64", "L2::cache_hint">];
+defvar DM_StOps = [Addr<>, Data<"$type">, Reg<"u64", "L2::cache_hint">];
 defvar DM_StCop = Opt<"cop", ["wb", "cg", "cs", "wt"]>;
 
-// ptxas 13.0 takes ld's and st's modifiers in any order.
-let RelaxedTypes = 1, ValueReqs = DM_MemReqs, AnyOrder = 1 in {
+let RelaxedTypes = 1, ValueReqs = DM_MemReqs in {
 foreach vt = DM_VecTypes in {
 defvar ss = !if(vt.Wide, ["global"], DM_StSS);
 defvar syncss = !if(vt.Wide, ["global"], DM_SyncSS);
@@ -263,22 +248,9 @@ def DM_ST_VOLATILE # vt.Name
            [Addr<>, Data<"$type">]> {
   let Summary = "store b at address a (volatile)";
 }
-def DM_ST_SS_VOLATILE # vt.Name
-    : Inst<"st", !listconcat([Group<"ss", syncss>, Fixed<"volatile">], vt.Groups),
-           [Addr<>, Data<"$type">]> {
-  let Summary = "store b at address a (volatile)";
-}
 def DM_ST_SEM # vt.Name
     : Inst<"st", !listconcat([Group<"sem", ["relaxed", "release"]>,
                               Group<"scope", DM_Scopes>, Opt<"ss", syncss>],
-                             evict, [Flag<"L2::cache_hint">], vt.Groups),
-           DM_StOps> {
-  let Summary = "store b at address a (relaxed or release, at a scope)";
-}
-def DM_ST_SS_SEM # vt.Name
-    : Inst<"st", !listconcat([Group<"ss", syncss>,
-                              Group<"sem", ["relaxed", "release"]>,
-                              Group<"scope", DM_Scopes>],
                              evict, [Flag<"L2::cache_hint">], vt.Groups),
            DM_StOps> {
   let Summary = "store b at address a (relaxed or release, at a scope)";
@@ -288,12 +260,6 @@ def DM_ST_SS_SEM # vt.Name
 def DM_ST_MMIO : Inst<"st", [Fixed<"mmio">, Fixed<"relaxed">, Fixed<"sys">,
                              Opt<"ss", ["global"]>, Group<"type", DM_MemTypes>],
                       [Addr<>, RegImm<"$type">]> {
-  let Summary = "store b at address a (memory-mapped I/O)";
-  let MinPTX = 82; let MinSM = 70;
-}
-def DM_ST_SS_MMIO : Inst<"st", [Fixed<"global">, Fixed<"mmio">, Fixed<"relaxed">,
-                                Fixed<"sys">, Group<"type", DM_MemTypes>],
-                         [Addr<>, RegImm<"$type">]> {
   let Summary = "store b at address a (memory-mapped I/O)";
   let MinPTX = 82; let MinSM = 70;
 }
@@ -343,6 +309,7 @@ def DM_CVTA : Inst<"cvta", [Group<"space", DM_CvtaSpaces>,
   let MinPTX = 20; let MinSM = 20;
   let ValueReqs = !listconcat(DM_CvtaReqs, [ValueReq<"const", 31>]);
 }
+let Head = 1 in
 def DM_CVTA_TO : Inst<"cvta", [Fixed<"to">, Group<"space", DM_CvtaSpaces>,
                                Group<"size", ["u32", "u64"]>],
                       [Reg<"$size">, RegImm<"$size">]> {
@@ -362,7 +329,7 @@ defvar DM_FRnd = ["rn", "rz", "rm", "rp"];
 defvar DM_CvtUnary = [Reg<"$dtype">, RegImm<"$atype">];
 defvar DM_SatfiniteReq = [ValueReq<"satfinite", 81, 80>];
 
-let RelaxedTypes = 1 in {
+let RelaxedTypes = 1, Chains = ["dtype atype"] in {
 def DM_CVT_INT : Inst<"cvt", [Flag<"sat">, Group<"dtype", DM_CvtInt>,
                               Group<"atype", DM_CvtInt>], DM_CvtUnary> {
   let Summary = "d = integer a converted to another integer type";
@@ -449,7 +416,7 @@ def DM_CVT_RS_X2_F32 : Inst<"cvt", [Fixed<"rs">, Flag<"relu">, Flag<"satfinite">
                                     Group<"dtype", ["f16x2", "bf16x2"]>,
                                     Group<"atype", ["f32"]>],
                             [Reg<"$dtype">, RegImm<"$atype">, RegImm<"$atype">,
-                             Reg<"b32">]> {
+                             DM_RandomBits]> {
   let Summary = "d = a and b stochastically rounded (random bits c) and packed";
   let MinPTX = 87; let MinSM = 100; let Archs = SM100a;
 }
@@ -463,8 +430,8 @@ def DM_CVT_TF32_RNA : Inst<"cvt", [Fixed<"rna">, Flag<"satfinite">,
   let ValueReqs = DM_SatfiniteReq;
 }
 def DM_CVT_TF32 : Inst<"cvt", [Group<"rnd", ["rn", "rz"]>, Flag<"satfinite">,
-                               Flag<"relu">, Opt<"satfinite2", ["satfinite"]>,
-                               Group<"dtype", ["tf32"]>, Group<"atype", ["f32"]>],
+                               Flag<"relu">, Group<"dtype", ["tf32"]>,
+                               Group<"atype", ["f32"]>],
                        DM_CvtUnary> {
   let Summary = "d = f32 a rounded to tf32";
   let MinPTX = 78; let MinSM = 90;
@@ -516,11 +483,14 @@ def DM_CVT_UE8M0X2_F32 : Inst<"cvt", [Group<"rnd", ["rz", "rp"]>, Flag<"satfinit
 def DM_CVT_UE8M0X2_BF16X2 : Inst<"cvt", [Group<"rnd", ["rz", "rp"]>,
                                          Flag<"satfinite">,
                                          Group<"dtype", ["ue8m0x2"]>,
-                                         Group<"atype", ["bf16x2"]>], DM_CvtUnary> {
+                                         Group<"atype", ["bf16x2"]>],
+                              // ptxas takes any 32-bit register for the bf16x2
+                              [Reg<"$dtype">, RegImm<"b32">]> {
   let Summary = "d = the two halves of a converted to ue8m0 and packed";
 }
 def DM_CVT_BF16X2_UE8M0X2 : Inst<"cvt", [Fixed<"rn">, Group<"dtype", ["bf16x2"]>,
-                                         Group<"atype", ["ue8m0x2"]>], DM_CvtUnary> {
+                                         Group<"atype", ["ue8m0x2"]>],
+                              [Reg<"b32">, RegImm<"$atype">]> {
   let Summary = "d = the two ue8m0 values of a converted to bf16 and packed";
 }
 }
@@ -531,33 +501,36 @@ def DM_CVT_RS_X4 : Inst<"cvt", [Fixed<"rs">, Flag<"relu">, Fixed<"satfinite">,
                                 Group<"dtype", ["e4m3x4", "e5m2x4", "e2m3x4",
                                                 "e3m2x4"]>,
                                 Group<"atype", ["f32"]>],
-                        [Reg<"b32">, Vec<"f32", 4>, Reg<"b32">]> {
+                        [DM_ExactReg<"b32">, Vec<"f32", 4>, DM_RandomBits]> {
   let Summary = "d = four f32 values stochastically rounded (random bits c) and "
                 "packed";
 }
 def DM_CVT_RS_E2M1X4 : Inst<"cvt", [Fixed<"rs">, Flag<"relu">, Fixed<"satfinite">,
                                     Group<"dtype", ["e2m1x4"]>,
                                     Group<"atype", ["f32"]>],
-                            [Reg<"b16">, Vec<"f32", 4>, Reg<"b32">]> {
+                            [DM_ExactReg<"b16">, Vec<"f32", 4>, DM_RandomBits]> {
   let Summary = "d = four f32 values stochastically rounded (random bits c) to "
                 "e2m1 and packed";
 }
 }
 } // RelaxedTypes = 1
 
+let Head = 1, Chains = ["dtype atype btype"] in {
 def DM_CVT_PACK : Inst<"cvt", [Fixed<"pack">, Fixed<"sat">,
-                               Group<"ctype", ["u16", "s16"]>, Fixed<"s32">],
-                       [Reg<"b32">, RegImm<"s32">, RegImm<"s32">]> {
+                               Group<"dtype", ["u16", "s16"]>,
+                               Group<"atype", ["s32"]>],
+                       [Reg<"b32">, RegImm<"$atype">, RegImm<"$atype">]> {
   let Summary = "d = a and b saturated to 16 bits and packed";
   let MinPTX = 65; let MinSM = 72;
 }
 def DM_CVT_PACK_C : Inst<"cvt", [Fixed<"pack">, Fixed<"sat">,
-                                 Group<"ctype", ["u2", "s2", "u4", "s4", "u8", "s8"]>,
-                                 Fixed<"s32">, Fixed<"b32">],
-                         [Reg<"b32">, RegImm<"s32">, RegImm<"s32">,
-                          RegImm<"b32">]> {
+                                 Group<"dtype", ["u2", "s2", "u4", "s4", "u8", "s8"]>,
+                                 Group<"atype", ["s32"]>, Group<"btype", ["b32"]>],
+                         [Reg<"b32">, RegImm<"$atype">, RegImm<"$atype">,
+                          RegImm<"$btype">]> {
   let Summary = "d = a and b saturated, packed into the low bits of c";
   let MinPTX = 65; let MinSM = 72;
+}
 }
 
 //===----------------------------------------------------------------------===//
@@ -600,24 +573,6 @@ def DM_STMATRIX_X # n
   let MinPTX = 78; let MinSM = 90;
   let ValueReqs = DM_ShaCtaReq;
 }
-// The count before the shape, as CUTLASS writes them
-// (`ldmatrix.sync.aligned.x4.trans.m8n8.shared.b16`); ptxas takes both.
-def DM_LDMATRIX_X # n # _COUNT_FIRST
-    : Inst<"ldmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"x" # n>,
-                        Flag<"trans">, Fixed<"m8n8">, DM_SharedCta, Fixed<"b16">],
-           [Vec<"b32", n>, Addr<>]> {
-  let Summary = "load " # n # " 8x8 matrices of 16-bit elements across the warp";
-  let MinPTX = 65; let MinSM = 75;
-  let ValueReqs = DM_ShaCtaReq;
-}
-def DM_STMATRIX_X # n # _COUNT_FIRST
-    : Inst<"stmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"x" # n>,
-                        Flag<"trans">, Fixed<"m8n8">, DM_SharedCta, Fixed<"b16">],
-           [Addr<>, Vec<"b32", n>]> {
-  let Summary = "store " # n # " 8x8 matrices of 16-bit elements across the warp";
-  let MinPTX = 78; let MinSM = 90;
-  let ValueReqs = DM_ShaCtaReq;
-}
 def DM_STMATRIX_M16N8_X # n
     : Inst<"stmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8">,
                         Fixed<"x" # n>, Fixed<"trans">, DM_SharedCta, Fixed<"b8">],
@@ -627,6 +582,8 @@ def DM_STMATRIX_M16N8_X # n
 }
 }
 // 8-bit and packed 6/4-bit elements (sm_100a, sm_120a).
+// The element format before the packed source format (b8x16.b6x16_p32).
+let Chains = ["type src_fmt"] in {
 foreach n = [1, 2] in
 def DM_LDMATRIX_M16N16_X # n
     : Inst<"ldmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n16">,
@@ -640,11 +597,12 @@ def DM_LDMATRIX_M16N16_X # n
 foreach n = [1, 2, 4] in
 def DM_LDMATRIX_M8N16_X # n
     : Inst<"ldmatrix", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m8n16">,
-                        Fixed<"x" # n>, DM_SharedCta, Fixed<"b8x16">,
+                        Fixed<"x" # n>, DM_SharedCta, Group<"type", ["b8x16"]>,
                         Group<"src_fmt", ["b6x16_p32", "b4x16_p64"]>],
            [Vec<"b32", n>, Addr<>]> {
   let Summary = "load " # n # " 8x16 matrices of packed 6- or 4-bit elements";
   let MinPTX = 86; let MinSM = 100; let Archs = DM_SM100or120;
+}
 }
 def DM_MOVMATRIX : Inst<"movmatrix", [Fixed<"sync">, Fixed<"aligned">,
                                       Fixed<"m8n8">, Fixed<"trans">, Fixed<"b16">],
@@ -691,26 +649,28 @@ def DM_DISCARD : Inst<"discard", [Opt<"space", ["global"]>, Fixed<"L2">],
 defvar DM_Primary = ["L2::evict_last", "L2::evict_normal", "L2::evict_first",
                      "L2::evict_unchanged"];
 defvar DM_Secondary = ["L2::evict_first", "L2::evict_unchanged"];
+let Head = 1, Chains = ["primary secondary"] in {
 def DM_CREATEPOLICY_RANGE
     : Inst<"createpolicy", [Fixed<"range">, Opt<"space", ["global"]>,
                             Group<"primary", DM_Primary>,
                             Opt<"secondary", DM_Secondary>, Fixed<"b64">],
-           [Reg<"b64">, Addr<>, RegImm<"u32">, RegImm<"u32">]> {
+           [Reg<"u64">, Addr<>, RegImm<"u32">, RegImm<"u32">]> {
   let Summary = "d = a cache policy for the address range at a";
   let MinPTX = 74; let MinSM = 80;
 }
 def DM_CREATEPOLICY_FRACTIONAL
     : Inst<"createpolicy", [Fixed<"fractional">, Group<"primary", DM_Primary>,
                             Opt<"secondary", DM_Secondary>, Fixed<"b64">],
-           [Reg<"b64">, RegImm<"f32", "?">]> {
+           [Reg<"u64">, RegImm<"f32", "?">]> {
   let Summary = "d = a cache policy for a fraction of the accessed lines";
   let MinPTX = 74; let MinSM = 80;
 }
 def DM_CREATEPOLICY_CVT : Inst<"createpolicy", [Fixed<"cvt">, Fixed<"L2">,
                                                 Fixed<"b64">],
-                               [Reg<"b64">, Reg<"b64">]> {
+                               [Reg<"u64">, Reg<"u64">]> {
   let Summary = "d = the cache policy of a CUDA access property";
   let MinPTX = 74; let MinSM = 80;
+}
 }
 
 } // Family = "Data movement and conversion"

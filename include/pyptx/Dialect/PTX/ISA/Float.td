@@ -35,10 +35,9 @@ defvar FP_BinaryX2 = [Reg<"$type">, Reg<"$type">, Reg<"$type">];
 defvar FP_TernaryX2 = [Reg<"$type">, Reg<"$type">, Reg<"$type">,
                        Reg<"$type">];
 
-// ptxas 13.0 takes the modifiers of these forms in any order, except that
-// two types keep theirs (D's before A's) and the leading words that name the
-// operation (`mul.hi`) stay first; see docs/design.md 5.1.
-let Family = "Floating-point arithmetic", AnyOrder = 1,
+// Modifier order (ISABase.td, Head and Chains): after the words that name
+// the operation (`mul.hi`), any order; the types keep theirs (D's first).
+let Family = "Floating-point arithmetic",
     Chains = ["f32 atype", "f32 abtype"] in {
 
 //===--- add, sub, mul -----------------------------------------------------===//
@@ -118,10 +117,12 @@ def FP_MAD_F64 : Inst<"mad", [Group<"rnd", FP_Rnd>, Group<"type", ["f64"]>],
 //===--- div, rcp, sqrt, rsqrt ---------------------------------------------===//
 
 let Summary = "d = a / b" in {
-let Head = 1 in
-def FP_DIV_F32 : Inst<"div", [Group<"mode", !listconcat(["approx", "full"],
-                                                        FP_Rnd)>,
+def FP_DIV_F32 : Inst<"div", [Group<"mode", !listconcat(["approx"], FP_Rnd)>,
                               Flag<"ftz">, Group<"type", ["f32"]>], FP_Binary>;
+// ptxas reads `div.full` as the operation's name: `.full` comes first.
+let Head = 1 in
+def FP_DIV_FULL_F32 : Inst<"div", [Fixed<"full">, Flag<"ftz">,
+                                   Group<"type", ["f32"]>], FP_Binary>;
 def FP_DIV_F64 : Inst<"div", [Group<"rnd", FP_Rnd>, Group<"type", ["f64"]>],
                       FP_Binary>;
 }

@@ -28,10 +28,9 @@ defvar HALF_Unary = [Reg<"$type">, Reg<"$type">];
 defvar HALF_Binary = [Reg<"$type">, Reg<"$type">, Reg<"$type">];
 defvar HALF_Ternary = [Reg<"$type">, Reg<"$type">, Reg<"$type">, Reg<"$type">];
 
-// ptxas 13.0 takes the modifiers of these forms in any order, except that
-// two types keep theirs (D's before A's) and the leading words that name the
-// operation (`mul.hi`) stay first; see docs/design.md 5.1.
-let Family = "Half-precision and packed arithmetic", AnyOrder = 1 in {
+// Modifier order (ISABase.td, Head and Chains): after the words that name
+// the operation (`mul.hi`), any order; the types keep theirs (D's first).
+let Family = "Half-precision and packed arithmetic" in {
 
 //===--- add, sub, mul -----------------------------------------------------===//
 

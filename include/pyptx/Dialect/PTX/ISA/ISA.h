@@ -35,9 +35,9 @@ struct GroupDesc {
   uint32_t firstValue;
   uint16_t numValues;
   bool optional;
-  /// The free-order block the group is in: the groups of one block (adjacent)
-  /// may take their modifiers in any order among themselves; a group outside
-  /// every FreeOrder set is a block of its own.
+  /// The free-order block the group is in: a group of the head (see Inst's
+  /// Head in ISABase.td) is a block of its own; the groups after the head
+  /// form one block, whose modifiers may come in any order.
   uint8_t block = 0;
   /// Groups of one chain (within a block) keep their relative order.
   uint8_t chain = 0;
@@ -63,6 +63,8 @@ struct OperandDesc {
   int64_t minValue, maxValue;
   uint32_t multiple;
   bool powerOf2;
+  /// The registers must have exactly `type` (see Operand in ISABase.td).
+  bool exact;
 };
 
 struct ValueReqDesc {

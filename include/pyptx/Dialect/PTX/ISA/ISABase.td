@@ -52,7 +52,9 @@ class Flag<string value> : Group<value, [value], 1>;
 //   "list"    a parenthesised list `(a, b)` (call arguments)
 //   "any"     anything
 //
-// Type, what the operand's registers must be (not checked when empty):
+// Type, what the operand's registers must be (not checked when empty; an
+// untyped address takes integer and bit-size registers, a typed one its
+// type's, where a packed register passes for .uN as it does for `add.u32`):
 //   "$g"      the type that modifier group `g` names: `add.s32` types its
 //             operands by its `type` group
 //   "$g:wide" twice that size (`mul.wide.s32` writes a 64-bit register)
@@ -81,6 +83,9 @@ class Operand<string kind, string type = "", string when = ""> {
   list<int> Range = [];
   int Multiple = 0;
   bit PowerOf2 = 0;
+  // The registers must have exactly the type, not one the type rules let
+  // through (ptxas takes only .b32 registers in cvt.rs's random bits).
+  bit Exact = 0;
 }
 class Reg<string type = "", string when = ""> : Operand<"reg", type, when>;
 class RegImm<string type = "", string when = ""> : Operand<"regimm", type, when>;
@@ -97,7 +102,9 @@ class Pred<string when = ""> : Operand<"pred", "pred", when>;
 class Addr<string when = ""> : Operand<"addr", "", when>;
 // An address whose registers must have exactly this type (ptxas takes only
 // .b32 registers in tcgen05.mma's Tensor Memory addresses).
-class TypedAddr<string type, string when = ""> : Operand<"addr", type, when>;
+class TypedAddr<string type, string when = ""> : Operand<"addr", type, when> {
+  let Exact = 1;
+}
 class Label<string when = ""> : Operand<"label", "", when>;
 class AnyOperand<string when = ""> : Operand<"any", "", when>;
 class ArgList<string when = ""> : Operand<"list", "", when>;
@@ -145,11 +152,12 @@ defvar SM120a = ["sm_120a", "sm_121a"];
 // Instructions
 //===----------------------------------------------------------------------===//
 
-// One form of an instruction. `opcode` is the mnemonic and the modifiers
-// every opcode of this form starts with ("cp.async.bulk.tensor"); the
-// modifiers after those are matched, in order, against `groups`. One mnemonic
-// may have several forms (`mov` of a register, `mov` that packs a vector); an
-// opcode is valid when some form accepts it.
+// One form of an instruction. `opcode` is the mnemonic and the words that
+// name the operation, which every opcode of this form starts with
+// ("cp.async.bulk.tensor"); the modifiers after those are matched against
+// `groups`, listed in the manual's order, in the orders Head and Chains
+// allow. One mnemonic may have several forms (`mov` of a register, `mov` that
+// packs a vector); an opcode is valid when some form accepts it.
 class Inst<string opcode, list<Group> groups, list<Operand> operands> {
   string Opcode = opcode;
   list<Group> Groups = groups;
@@ -169,21 +177,18 @@ class Inst<string opcode, list<Group> groups, list<Operand> operands> {
   // PTX's relaxed type rules for ld, st and cvt: a data register may be
   // wider than the instruction's type.
   bit RelaxedTypes = 0;
-  // The modifier order ptxas takes beside the manual's. Each entry is a set
-  // of groups, adjacent in `groups`, whose modifiers may come in any order
-  // among themselves; an element naming several groups ("dtype atype btype")
-  // is a chain, whose groups keep their listed order, because their order is
-  // what tells them apart (D's type before A's). Groups outside every set,
-  // and the opcode's fixed leading modifiers, keep the manual's order.
-  // ptxas's rule: the opcode's leading words (`wgmma.mma_async`) are fixed,
-  // the modifiers after them are free except where two of one kind (types,
-  // state spaces, layouts) say which is which by their order.
-  list<list<string>> FreeOrder = [];
-  // The common case of that rule, for a whole family at once: the groups
-  // after the first `Head` (which keep their place: `mul.hi`, `shf.l`) form
-  // one free set, in which each element of `Chains` ("dtype atype") keeps
-  // its order. A form with AnyOrder set lists no FreeOrder.
-  bit AnyOrder = 0;
+  // The modifier orders ptxas takes (found by trying ptxas 13.0 on every
+  // order of the modifiers of each form): the opcode's words and the first
+  // `Head` groups name the operation (`cp.async.bulk.tensor`, `mul.hi`,
+  // `wmma.load.a`) and stay first, in order; the groups after them may come
+  // in any order, except that the groups of each entry of `Chains`
+  // ("dtype atype btype") keep their listed order among themselves, because
+  // their order is what tells them apart (D's type before A's, the
+  // destination's state space before the source's, A's layout before B's).
+  // A family may list chains some of its forms lack: a form chains the groups
+  // it has. pyptx-tblgen refuses a free order that is ambiguous: two groups
+  // after the head that take the same modifier, or two that take types, must
+  // be of one chain.
   int Head = 0;
   list<string> Chains = [];
 }

@@ -10,10 +10,9 @@ defvar Int32Types = ["u32", "s32"];
 defvar BinaryInt = [Reg<"$type">, RegImm<"$type">, RegImm<"$type">];
 defvar UnaryInt = [Reg<"$type">, RegImm<"$type">];
 
-// ptxas 13.0 takes the modifiers of these forms in any order, except that
-// two types keep theirs (D's before A's) and the leading words that name the
-// operation (`mul.hi`) stay first; see docs/design.md 5.1.
-let Family = "Integer arithmetic", AnyOrder = 1, Chains = ["atype btype"] in {
+// Modifier order (ISABase.td, Head and Chains): after the words that name
+// the operation (`mul.hi`), any order; the types keep theirs (D's first).
+let Family = "Integer arithmetic", Chains = ["atype btype"] in {
 
 let Summary = "d = a + b" in {
 def ADD_S32_SAT : Inst<"add", [Fixed<"sat">, Group<"type", ["s32"]>], BinaryInt>;
@@ -113,8 +112,9 @@ def BFIND : Inst<"bfind", [Flag<"shiftamt">,
                  [Reg<"u32">, RegImm<"$type">]> {
   let Summary = "d = the position of the most significant non-sign bit of a";
 }
-def FNS : Inst<"fns", [Fixed<"b32">], [Reg<"b32">, RegImm<"b32">, RegImm<"u32">,
-                                       RegImm<"s32">]> {
+// ptxas takes any 32-bit register for base and offset (even .f32).
+def FNS : Inst<"fns", [Fixed<"b32">], [Reg<"b32">, RegImm<"b32">, RegImm<"b32">,
+                                       RegImm<"b32">]> {
   let Summary = "d = the position of the n-th set bit of a";
   let MinPTX = 60; let MinSM = 30;
 }
@@ -170,6 +170,8 @@ def op # C : Inst<op # "c", [Flag<"cc">,
                 " b with the carry flag";
 }
 }
+// `.hi`/`.lo` name the operation, as in mad and mul: they come first.
+let Head = 1 in {
 def MAD_CC : Inst<"mad", [Group<"mode", ["hi", "lo"]>, Fixed<"cc">,
                           Group<"type", Int32Types # ["u64", "s64"]>],
                   [Reg<"$type">, RegImm<"$type">, RegImm<"$type">,
@@ -181,6 +183,7 @@ def MADC : Inst<"madc", [Group<"mode", ["hi", "lo"]>, Flag<"cc">,
                 [Reg<"$type">, RegImm<"$type">, RegImm<"$type">,
                  RegImm<"$type">]> {
   let Summary = "d = a * b + c with the carry flag";
+}
 }
 } // Family = "Extended-precision integer arithmetic"
 

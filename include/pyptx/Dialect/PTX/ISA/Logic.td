@@ -22,10 +22,9 @@ include "pyptx/Dialect/PTX/ISA/ISABase.td"
 
 defvar LOGIC_Bits = ["b16", "b32", "b64"];
 
-// ptxas 13.0 takes the modifiers of these forms in any order, except that
-// two types keep theirs (D's before A's) and the leading words that name the
-// operation (`mul.hi`) stay first; see docs/design.md 5.1.
-let Family = "Logic and shift", AnyOrder = 1 in {
+// Modifier order (ISABase.td, Head and Chains): after the words that name
+// the operation (`mul.hi`), any order; the types keep theirs (D's first).
+let Family = "Logic and shift" in {
 
 foreach op = ["and", "or", "xor"] in {
 let Summary = "d = a " # op # " b, bitwise" in

@@ -6,10 +6,13 @@
 // the documented fragment types: "b32"/"b64" where ptxas takes any register
 // of that size, "u32" where it takes b/s/u registers).
 //
-// ptxas accepts the modifiers of these instructions in any order; the
-// documented order is described, plus the orders seen in real code (the shape
-// before the layouts, the state space before the layout, rounding or
-// `.satfinite` at the end, `wmma.mma.xor.popc.sync` and `mma.xor.popc.sync`).
+// Modifier order (ISABase.td, Head and Chains), as ptxas 13.0 takes it:
+// after `wmma.load.a` (.b, .c), `wmma.store.d`, `wmma.mma` and `mma` (even
+// `.sync` may come anywhere, and `.sp`), any order, except that the layouts
+// keep theirs (A's, then B's), the types keep theirs (D, A, B, C, then the
+// scale factors'), and the bit operation comes before `.popc`. Real code
+// writes the shape before the layouts, the state space before the layout,
+// rounding or `.satfinite` last, `mma.xor.popc.sync...`.
 //
 //===----------------------------------------------------------------------===//
 
@@ -87,25 +90,26 @@ defvar MMA_WStoreFrags = !listconcat(
    MMA_WFrag<"d", "m8n8k32", "s32", 2, "s32", 63, 75>,
    MMA_WFrag<"d", "m8n8k128", "s32", 2, "s32", 63, 75>]);
 
-// The modifier orders accepted for wmma.load/store after `.sync.aligned`:
-// layout.shape{.ss}.type (documented), shape.layout{.ss}.type (the ISA's
-// examples), shape.ss.layout.type (seen in real code).
-class MMA_WLdStOrders<MMA_WFrag f> {
-  Group L = Group<"layout", f.Layouts>;
-  Group S = Group<"shape", [f.Shape]>;
-  Group T = Group<"type", [f.Type]>;
-  list<list<Group>> Orders = [[L, S, Opt<"ss", MMA_SS>, T],
-                              [S, L, Opt<"ss", MMA_SS>, T],
-                              [S, Group<"ss", MMA_SS>, L, T]];
+// The modifiers of a wmma.load/store after `.sync.aligned`.
+class MMA_WLdStGroups<MMA_WFrag f> {
+  list<Group> G = [Group<"layout", f.Layouts>, Group<"shape", [f.Shape]>,
+                   Opt<"ss", MMA_SS>, Group<"type", [f.Type]>];
+}
+
+// A fragment whose registers must all have exactly the type `et`.
+class MMA_ExactVec<string et, int len> : Vec<et, len> {
+  let Exact = 1;
 }
 
 // One wmma.mma (or mma) variant: `types` are the modifiers after the shape,
-// the fragments d, a, b, c are `len` registers of `et`.
+// the fragments d, a, b, c are `len` registers of `et` (b's exactly of `be`
+// when `bExact`).
 class MMA_Var<string name, string shape, list<Group> types, int dl, string de,
               int al, string ae, int bl, string be, int cl, string ce, int ptx,
-              int sm> {
+              int sm, bit bExact = 0> {
   string Name = name; string Shape = shape; list<Group> Types = types;
-  list<Operand> Frags = [Vec<de, dl>, Vec<ae, al>, Vec<be, bl>, Vec<ce, cl>];
+  Operand B = !if(bExact, MMA_ExactVec<be, bl>, Vec<be, bl>);
+  list<Operand> Frags = [Vec<de, dl>, Vec<ae, al>, B, Vec<ce, cl>];
   int PTX = ptx; int SM = sm;
 }
 
@@ -120,81 +124,89 @@ class MMA_DenseTypes<string dt, list<string> at, list<string> bt, string ct> {
                    Group<"btype", bt>, Group<"ctype", [ct]>];
 }
 class MMA_IntTypes<list<string> t> {
-  list<Group> G = [Fixed<"s32">, Group<"atype", t>, Group<"btype", t>,
-                   Fixed<"s32">, Opt<"satfinite_late", ["satfinite"]>];
+  list<Group> G = [Group<"dtype", ["s32"]>, Group<"atype", t>,
+                   Group<"btype", t>, Group<"ctype", ["s32"]>];
 }
+// f64: the rounding (optional), then the four types.
+defvar MMA_F64Types = [Opt<"rnd", MMA_F64Rnd>, Group<"dtype", ["f64"]>,
+                       Group<"atype", ["f64"]>, Group<"btype", ["f64"]>,
+                       Group<"ctype", ["f64"]>];
+// Single bit: .s32.b1.b1.s32.bitOp.popc.
+defvar MMA_B1Types = [Group<"dtype", ["s32"]>, Group<"atype", ["b1"]>,
+                      Group<"btype", ["b1"]>, Group<"ctype", ["s32"]>,
+                      Group<"op", ["xor", "and"]>, Fixed<"popc">];
+// Block scaling: the types, then the scale factors'.
+class MMA_ScaledTypes<list<string> at, list<string> bt, string st> {
+  list<Group> G = [Group<"dtype", ["f32"]>, Group<"atype", at>,
+                   Group<"btype", bt>, Group<"ctype", ["f32"]>,
+                   Group<"stype", [st]>];
+}
+defvar MMA_RowCol = [Group<"alayout", ["row"]>, Group<"blayout", ["col"]>];
 
-let Family = "Warp-level matrix multiply" in {
+let Family = "Warp-level matrix multiply",
+    Chains = ["alayout blayout", "dtype atype btype ctype stype", "op popc"] in {
 
-foreach f = MMA_WLoadFrags in {
-foreach o = !range(3) in {
-def MMA_WMMA_LOAD_ # f.Mat # _ # f.Shape # _ # f.Type # _ # o
+// The matrix (`.a`, `.b`, `.c`, `.d`) is part of the operation's name.
+let Head = 1 in {
+foreach f = MMA_WLoadFrags in
+def MMA_WMMA_LOAD_ # f.Mat # _ # f.Shape # _ # f.Type
     : Inst<"wmma.load", !listconcat([Fixed<f.Mat>, Fixed<"sync">,
-                                     Fixed<"aligned">],
-                                    MMA_WLdStOrders<f>.Orders[o]),
+                                     Fixed<"aligned">], MMA_WLdStGroups<f>.G),
            [Vec<f.ET, f.Len>, Addr<>, RegImm<"u32", "?">]> {
   let Summary = "load a WMMA " # f.Mat # " fragment (stride optional)";
   let MinPTX = f.PTX; let MinSM = f.SM; let ValueReqs = MMA_SSReqs;
 }
-}
-}
 
-foreach f = MMA_WStoreFrags in {
-foreach o = !range(3) in {
-def MMA_WMMA_STORE_ # f.Shape # _ # f.Type # _ # o
+foreach f = MMA_WStoreFrags in
+def MMA_WMMA_STORE_ # f.Shape # _ # f.Type
     : Inst<"wmma.store", !listconcat([Fixed<"d">, Fixed<"sync">,
-                                      Fixed<"aligned">],
-                                     MMA_WLdStOrders<f>.Orders[o]),
+                                      Fixed<"aligned">], MMA_WLdStGroups<f>.G),
            [Addr<>, Vec<f.ET, f.Len>, RegImm<"u32", "?">]> {
   let Summary = "store a WMMA d fragment (stride optional)";
   let MinPTX = f.PTX; let MinSM = f.SM; let ValueReqs = MMA_SSReqs;
-}
 }
 }
 
 
 // wmma.mma with floating-point f16 inputs: .dtype.ctype.
 defvar MMA_WF16Vars = !foldl([]<MMA_Var>, MMA_WShapes, acc, s, !listconcat(acc, [
-  MMA_Var<"f16f16", s, [Fixed<"f16">, Fixed<"f16">], 4, "f16x2", 8, "f16x2",
-          8, "f16x2", 4, "f16x2", 63, 70>,
-  MMA_Var<"f16f32", s, [Fixed<"f16">, Fixed<"f32">], 4, "f16x2", 8, "f16x2",
-          8, "f16x2", 8, "f32", 63, 70>,
-  MMA_Var<"f32f16", s, [Fixed<"f32">, Fixed<"f16">], 8, "f32", 8, "f16x2",
-          8, "f16x2", 4, "f16x2", 63, 70>,
-  MMA_Var<"f32f32", s, [Fixed<"f32">, Fixed<"f32">], 8, "f32", 8, "f16x2",
-          8, "f16x2", 8, "f32", 63, 70>]));
+  MMA_Var<"f16f16", s, [Group<"dtype", ["f16"]>, Group<"ctype", ["f16"]>],
+          4, "f16x2", 8, "f16x2", 8, "f16x2", 4, "f16x2", 63, 70>,
+  MMA_Var<"f16f32", s, [Group<"dtype", ["f16"]>, Group<"ctype", ["f32"]>],
+          4, "f16x2", 8, "f16x2", 8, "f16x2", 8, "f32", 63, 70>,
+  MMA_Var<"f32f16", s, [Group<"dtype", ["f32"]>, Group<"ctype", ["f16"]>],
+          8, "f32", 8, "f16x2", 8, "f16x2", 4, "f16x2", 63, 70>,
+  MMA_Var<"f32f32", s, [Group<"dtype", ["f32"]>, Group<"ctype", ["f32"]>],
+          8, "f32", 8, "f16x2", 8, "f16x2", 8, "f32", 63, 70>]));
 defvar MMA_WOtherVars = !listconcat(
   !foldl([]<MMA_Var>, [0, 1, 2], acc, i, !listconcat(acc, [
-    MMA_Var<"bf16", MMA_WShapes[i], [Fixed<"f32">, Fixed<"bf16">,
-            Fixed<"bf16">, Fixed<"f32">], 8, "f32", MMA_WBf16A[i], "bf16x2",
-            MMA_WBf16B[i], "bf16x2", 8, "f32", 70, 80>,
-    MMA_Var<"s8", MMA_WShapes[i], [Fixed<"s32">, Fixed<"s8">, Fixed<"s8">,
-            Fixed<"s32">, Flag<"satfinite">], 8, "s32", MMA_WInt8A[i], "u32",
-            MMA_WInt8B[i], "u32", 8, "s32", 63, 72>,
-    MMA_Var<"u8", MMA_WShapes[i], [Fixed<"s32">, Fixed<"u8">, Fixed<"u8">,
-            Fixed<"s32">, Flag<"satfinite">], 8, "s32", MMA_WInt8A[i], "u32",
-            MMA_WInt8B[i], "u32", 8, "s32", 63, 72>])),
-  [MMA_Var<"tf32", "m16n16k8", [Fixed<"f32">, Fixed<"tf32">, Fixed<"tf32">,
-           Fixed<"f32">], 8, "f32", 4, "tf32", 4, "tf32", 8, "f32", 70, 80>,
-   // `.rnd` goes after the shape (documented) or at the end (seen).
-   MMA_Var<"f64", "m8n8k4", [Opt<"rnd", MMA_F64Rnd>, Fixed<"f64">,
-           Fixed<"f64">, Fixed<"f64">, Fixed<"f64">,
-           Opt<"rnd_late", MMA_F64Rnd>], 2, "b64", 1, "f64", 1, "f64", 2,
+    MMA_Var<"bf16", MMA_WShapes[i],
+            MMA_DenseTypes<"f32", ["bf16"], ["bf16"], "f32">.G, 8, "f32",
+            MMA_WBf16A[i], "bf16x2", MMA_WBf16B[i], "bf16x2", 8, "f32", 70, 80>,
+    MMA_Var<"s8", MMA_WShapes[i],
+            !listconcat(MMA_IntTypes<["s8"]>.G, [Flag<"satfinite">]), 8, "s32",
+            MMA_WInt8A[i], "u32", MMA_WInt8B[i], "u32", 8, "s32", 63, 72>,
+    MMA_Var<"u8", MMA_WShapes[i],
+            !listconcat(MMA_IntTypes<["u8"]>.G, [Flag<"satfinite">]), 8, "s32",
+            MMA_WInt8A[i], "u32", MMA_WInt8B[i], "u32", 8, "s32", 63, 72>])),
+  // ptxas takes mixed registers in a (`{%b0, %f1, ...}`), but only .b32
+  // ones in b ("Arguments mismatch for instruction '_mma'").
+  [MMA_Var<"tf32", "m16n16k8",
+           MMA_DenseTypes<"f32", ["tf32"], ["tf32"], "f32">.G, 8, "f32", 4,
+           "tf32", 4, "b32", 8, "f32", 70, 80, 1>,
+   MMA_Var<"f64", "m8n8k4", MMA_F64Types, 2, "b64", 1, "f64", 1, "f64", 2,
            "f64", 70, 80>]);
 // Sub-byte and single-bit wmma.mma are row.col only.
 defvar MMA_WSubByteVars = [
-  MMA_Var<"s4", "m8n8k32", [Fixed<"s32">, Fixed<"s4">, Fixed<"s4">,
-          Fixed<"s32">, Flag<"satfinite">], 2, "s32", 1, "u32", 1, "u32", 2,
-          "s32", 63, 75>,
-  MMA_Var<"u4", "m8n8k32", [Fixed<"s32">, Fixed<"u4">, Fixed<"u4">,
-          Fixed<"s32">, Flag<"satfinite">], 2, "s32", 1, "u32", 1, "u32", 2,
-          "s32", 63, 75>];
-defvar MMA_WB1 = MMA_Var<"b1", "m8n8k128", [Fixed<"s32">, Fixed<"b1">,
-                         Fixed<"b1">, Fixed<"s32">], 2, "s32", 1, "u32", 1,
+  MMA_Var<"s4", "m8n8k32", !listconcat(MMA_IntTypes<["s4"]>.G,
+          [Flag<"satfinite">]), 2, "s32", 1, "u32", 1, "u32", 2, "s32", 63, 75>,
+  MMA_Var<"u4", "m8n8k32", !listconcat(MMA_IntTypes<["u4"]>.G,
+          [Flag<"satfinite">]), 2, "s32", 1, "u32", 1, "u32", 2, "s32", 63, 75>];
+defvar MMA_WB1 = MMA_Var<"b1", "m8n8k128", MMA_B1Types, 2, "s32", 1, "u32", 1,
                          "u32", 2, "s32", 63, 75>;
 
 let Summary = "D = A * B + C on WMMA fragments" in {
-foreach var = !listconcat(MMA_WF16Vars, MMA_WOtherVars) in {
+foreach var = !listconcat(MMA_WF16Vars, MMA_WOtherVars) in
 def MMA_WMMA_MMA_ # var.Shape # _ # var.Name
     : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">,
                                     Group<"alayout", MMA_Layouts>,
@@ -203,50 +215,21 @@ def MMA_WMMA_MMA_ # var.Shape # _ # var.Name
            var.Frags> {
   let MinPTX = var.PTX; let MinSM = var.SM;
 }
-def MMA_WMMA_MMA_ # var.Shape # _ # var.Name # _SHAPE_FIRST
-    : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">,
-                                    Group<"shape", [var.Shape]>,
-                                    Group<"alayout", MMA_Layouts>,
-                                    Group<"blayout", MMA_Layouts>], var.Types),
-           var.Frags> {
-  let MinPTX = var.PTX; let MinSM = var.SM;
-}
-}
-foreach var = MMA_WSubByteVars in {
+foreach var = MMA_WSubByteVars in
 def MMA_WMMA_MMA_ # var.Shape # _ # var.Name
-    : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">,
-                                    Fixed<"row">, Fixed<"col">,
-                                    Group<"shape", [var.Shape]>], var.Types),
-           var.Frags> {
+    : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">],
+                                   MMA_RowCol, [Group<"shape", [var.Shape]>],
+                                   var.Types), var.Frags> {
   let MinPTX = var.PTX; let MinSM = var.SM;
-}
-def MMA_WMMA_MMA_ # var.Shape # _ # var.Name # _SHAPE_FIRST
-    : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">,
-                                    Group<"shape", [var.Shape]>,
-                                    Fixed<"row">, Fixed<"col">], var.Types),
-           var.Frags> {
-  let MinPTX = var.PTX; let MinSM = var.SM;
-}
 }
 }
 let Summary = "D = popc(A op B) + C on single-bit WMMA fragments",
-    ValueReqs = [ValueReq<"and", 71, 80>] in {
-def MMA_WMMA_MMA_B1 : Inst<"wmma.mma", [Group<"op", ["xor", "and"]>,
-                                        Fixed<"popc">, Fixed<"sync">,
-                                        Fixed<"aligned">, Fixed<"row">,
-                                        Fixed<"col">, Fixed<"m8n8k128">,
-                                        Fixed<"s32">, Fixed<"b1">, Fixed<"b1">,
-                                        Fixed<"s32">], MMA_WB1.Frags> {
-  let MinPTX = 63; let MinSM = 75;
-}
-def MMA_WMMA_MMA_B1_OP_LAST
-    : Inst<"wmma.mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"row">,
-                        Fixed<"col">, Fixed<"m8n8k128">, Fixed<"s32">,
-                        Fixed<"b1">, Fixed<"b1">, Fixed<"s32">,
-                        Group<"op", ["xor", "and"]>, Fixed<"popc">],
+    ValueReqs = [ValueReq<"and", 71, 80>] in
+def MMA_WMMA_MMA_B1
+    : Inst<"wmma.mma", !listconcat([Fixed<"sync">, Fixed<"aligned">],
+                                   MMA_RowCol, [Fixed<"m8n8k128">], MMA_B1Types),
            MMA_WB1.Frags> {
   let MinPTX = 63; let MinSM = 75;
-}
 }
 
 //===----------------------------------------------------------------------===//
@@ -290,17 +273,13 @@ defvar MMA_DenseVars = [
   MMA_Var<"f8f16", "m16n8k16", MMA_DenseTypes<"f16", MMA_F8, MMA_F8, "f16">.G,
           2, "f16x2", 2, "b32", 1, "b32", 2, "f16x2", 87, 89>,
   // f64 (ptxas takes u64 registers too)
-  MMA_Var<"f64", "m8n8k4", [Opt<"rnd", MMA_F64Rnd>, Fixed<"f64">, Fixed<"f64">,
-          Fixed<"f64">, Fixed<"f64">, Opt<"rnd_late", MMA_F64Rnd>],
+  MMA_Var<"f64", "m8n8k4", MMA_F64Types,
           2, "b64", 1, "b64", 1, "b64", 2, "b64", 70, 80>,
-  MMA_Var<"f64", "m16n8k4", [Opt<"rnd", MMA_F64Rnd>, Fixed<"f64">, Fixed<"f64">,
-          Fixed<"f64">, Fixed<"f64">, Opt<"rnd_late", MMA_F64Rnd>],
+  MMA_Var<"f64", "m16n8k4", MMA_F64Types,
           4, "b64", 2, "b64", 1, "b64", 4, "b64", 78, 90>,
-  MMA_Var<"f64", "m16n8k8", [Opt<"rnd", MMA_F64Rnd>, Fixed<"f64">, Fixed<"f64">,
-          Fixed<"f64">, Fixed<"f64">, Opt<"rnd_late", MMA_F64Rnd>],
+  MMA_Var<"f64", "m16n8k8", MMA_F64Types,
           4, "b64", 4, "b64", 2, "b64", 4, "b64", 78, 90>,
-  MMA_Var<"f64", "m16n8k16", [Opt<"rnd", MMA_F64Rnd>, Fixed<"f64">, Fixed<"f64">,
-          Fixed<"f64">, Fixed<"f64">, Opt<"rnd_late", MMA_F64Rnd>],
+  MMA_Var<"f64", "m16n8k16", MMA_F64Types,
           4, "b64", 8, "b64", 4, "b64", 4, "b64", 78, 90>,
   // integers (m8n8k16's a and b take b/s/u registers only, the others any
   // 32-bit register)
@@ -316,33 +295,22 @@ defvar MMA_DenseVars = [
           4, "s32", 2, "b32", 1, "b32", 4, "s32", 70, 80>,
   MMA_Var<"i4", "m16n8k64", !listconcat([Flag<"satfinite">], MMA_IntTypes<MMA_I4>.G),
           4, "s32", 4, "b32", 2, "b32", 4, "s32", 70, 80>,
-  // single bit: .s32.b1.b1.s32.bitOp.popc
-  MMA_Var<"b1", "m8n8k128", [Fixed<"s32">, Fixed<"b1">, Fixed<"b1">,
-          Fixed<"s32">, Group<"op", ["xor", "and"]>, Fixed<"popc">],
+  // single bit
+  MMA_Var<"b1", "m8n8k128", MMA_B1Types,
           2, "s32", 1, "b32", 1, "b32", 2, "s32", 70, 75>,
-  MMA_Var<"b1", "m16n8k128", [Fixed<"s32">, Fixed<"b1">, Fixed<"b1">,
-          Fixed<"s32">, Group<"op", ["xor", "and"]>, Fixed<"popc">],
+  MMA_Var<"b1", "m16n8k128", MMA_B1Types,
           4, "s32", 2, "b32", 1, "b32", 4, "s32", 70, 80>,
-  MMA_Var<"b1", "m16n8k256", [Fixed<"s32">, Fixed<"b1">, Fixed<"b1">,
-          Fixed<"s32">, Group<"op", ["xor", "and"]>, Fixed<"popc">],
+  MMA_Var<"b1", "m16n8k256", MMA_B1Types,
           4, "s32", 4, "b32", 2, "b32", 4, "s32", 70, 80>];
 
 let Summary = "D = A * B + C on warp-distributed fragments" in {
-foreach var = MMA_DenseVars in {
+foreach var = MMA_DenseVars in
 def MMA_MMA_ # var.Shape # _ # var.Name
     : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">,
-                               Group<"shape", [var.Shape]>, Fixed<"row">,
-                               Fixed<"col">], var.Types), var.Frags> {
-  let MinPTX = var.PTX; let MinSM = var.SM;
-  let ValueReqs = [ValueReq<"and", 71, 80>];
-}
-def MMA_MMA_ # var.Shape # _ # var.Name # _LAYOUT_FIRST
-    : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">, Fixed<"row">,
-                               Fixed<"col">, Group<"shape", [var.Shape]>],
+                               Group<"shape", [var.Shape]>], MMA_RowCol,
                               var.Types), var.Frags> {
   let MinPTX = var.PTX; let MinSM = var.SM;
   let ValueReqs = [ValueReq<"and", 71, 80>];
-}
 }
 // m8n8k4 with f16 inputs: any layouts; d may be f32 over an f16 c.
 foreach acc = [MMA_Acc<"f16", 4, "f16x2">,
@@ -351,22 +319,11 @@ foreach acc = [MMA_Acc<"f16", 4, "f16x2">,
 def MMA_MMA_m8n8k4_ # acc.T # acc.CT
     : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m8n8k4">,
                    Group<"alayout", MMA_Layouts>, Group<"blayout", MMA_Layouts>,
-                   Group<"dtype", [acc.T]>, Fixed<"f16">, Fixed<"f16">,
-                   Group<"ctype", [acc.CT]>],
+                   Group<"dtype", [acc.T]>, Group<"atype", ["f16"]>,
+                   Group<"btype", ["f16"]>, Group<"ctype", [acc.CT]>],
            [Vec<acc.ET, acc.Len>, Vec<"f16x2", 2>, Vec<"f16x2", 2>,
             Vec<acc.CET, acc.CLen>]> {
   let MinPTX = 64; let MinSM = 70;
-}
-}
-// `mma.xor.popc.sync.aligned...` (ptxas accepts the bit operation first).
-foreach var = !filter(x, MMA_DenseVars, !eq(x.Name, "b1")) in {
-def MMA_MMA_ # var.Shape # _b1_OP_FIRST
-    : Inst<"mma", [Group<"op", ["xor", "and"]>, Fixed<"popc">, Fixed<"sync">,
-                   Fixed<"aligned">, Group<"shape", [var.Shape]>, Fixed<"row">,
-                   Fixed<"col">, Fixed<"s32">, Fixed<"b1">, Fixed<"b1">,
-                   Fixed<"s32">], var.Frags> {
-  let MinPTX = var.PTX; let MinSM = var.SM;
-  let ValueReqs = [ValueReq<"and", 71, 80>];
 }
 }
 
@@ -374,8 +331,8 @@ def MMA_MMA_ # var.Shape # _b1_OP_FIRST
 foreach acc = [MMA_Acc<"f32", 4, "f32", 86>, MMA_Acc<"f16", 2, "f16x2", 87>] in {
 def MMA_MMA_m16n8k32_KIND_F8F6F4_ # acc.T
     : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k32">,
-                   Fixed<"row">, Fixed<"col">, Fixed<"kind::f8f6f4">,
-                   Group<"dtype", [acc.T]>, Group<"atype", MMA_F8F6F4>,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::f8f6f4">, Group<"dtype", [acc.T]>, Group<"atype", MMA_F8F6F4>,
                    Group<"btype", MMA_F8F6F4>, Group<"ctype", [acc.T]>],
            [Vec<acc.ET, acc.Len>, Vec<"b32", 4>, Vec<"b32", 2>,
             Vec<acc.ET, acc.Len>]> {
@@ -393,33 +350,32 @@ defvar MMA_BSFrags = [Vec<"f32", 4>, Vec<"b32", 4>, Vec<"b32", 2>,
 let Summary = "D = (A * scale_A) * (B * scale_B) + C, block-scaled",
     MinPTX = 87, MinSM = 120, Archs = MMA_SM120Any in {
 def MMA_MMA_m16n8k64_MXF4
-    : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
-                   Fixed<"row">, Fixed<"col">, Fixed<"kind::mxf4">,
-                   Fixed<"block_scale">, Opt<"scale_vec", ["scale_vec::2X"]>,
-                   Fixed<"f32">, Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4">,
+                   Fixed<"block_scale">, Opt<"scale_vec", ["scale_vec::2X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue8m0">.G),
            !listconcat(MMA_BSFrags, MMA_ScaleOps)>;
 def MMA_MMA_m16n8k64_MXF4NVF4_2X
-    : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
-                   Fixed<"row">, Fixed<"col">, Fixed<"kind::mxf4nvf4">,
-                   Fixed<"block_scale">, Group<"scale_vec", ["scale_vec::2X"]>,
-                   Fixed<"f32">, Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4nvf4">,
+                   Fixed<"block_scale">, Group<"scale_vec", ["scale_vec::2X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue8m0">.G),
            !listconcat(MMA_BSFrags, MMA_ScaleOps)>;
 def MMA_MMA_m16n8k64_MXF4NVF4_4X
-    : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
-                   Fixed<"row">, Fixed<"col">, Fixed<"kind::mxf4nvf4">,
-                   Fixed<"block_scale">, Group<"scale_vec", ["scale_vec::4X"]>,
-                   Fixed<"f32">, Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue4m3"]>],
+    : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4nvf4">,
+                   Fixed<"block_scale">, Group<"scale_vec", ["scale_vec::4X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue4m3">.G),
            !listconcat(MMA_BSFrags, MMA_ScaleOps)>;
 def MMA_MMA_m16n8k32_MXF8F6F4
-    : Inst<"mma", [Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k32">,
-                   Fixed<"row">, Fixed<"col">, Fixed<"kind::mxf8f6f4">,
-                   Fixed<"block_scale">, Opt<"scale_vec", ["scale_vec::1X"]>,
-                   Fixed<"f32">, Group<"atype", MMA_F8F6F4>,
-                   Group<"btype", MMA_F8F6F4>, Fixed<"f32">,
-                   Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sync">, Fixed<"aligned">, Fixed<"m16n8k32">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf8f6f4">,
+                   Fixed<"block_scale">, Opt<"scale_vec", ["scale_vec::1X"]>],
+                   MMA_ScaledTypes<MMA_F8F6F4, MMA_F8F6F4, "ue8m0">.G),
            !listconcat(MMA_BSFrags, MMA_ScaleOps)>;
 }
 
@@ -465,18 +421,18 @@ let Summary = "D = A * B + C with a 2:4 sparse A (metadata e, selector f)" in {
 foreach var = MMA_SpVars in {
 def MMA_MMA_SP_ # var.Shape # _ # var.Name
     : Inst<"mma", !listconcat([MMA_SpSparsity, Fixed<"sync">, Fixed<"aligned">,
-                               Group<"shape", [var.Shape]>, Fixed<"row">,
-                               Fixed<"col">], var.Types),
+                               Group<"shape", [var.Shape]>], MMA_RowCol,
+                              var.Types),
            !listconcat(var.Frags, MMA_SpExtra)> {
   let MinPTX = var.PTX; let MinSM = var.SM; let ValueReqs = MMA_SpReqs;
 }
 }
 // fp8 with f16 accumulators: ordered metadata only, sm_120a/f.
 def MMA_MMA_SP_m16n8k64_f8f16
-    : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k64">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"f16">, Group<"atype", MMA_F8>,
-                   Group<"btype", MMA_F8>, Fixed<"f16">],
+    : Inst<"mma", !listconcat([Fixed<"sp::ordered_metadata">, Fixed<"sync">,
+                   Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>],
+                   MMA_DenseTypes<"f16", MMA_F8, MMA_F8, "f16">.G),
            [Vec<"f16x2", 2>, Vec<"b32", 4>, Vec<"b32", 4>, Vec<"f16x2", 2>,
             Reg<"b32">, Imm<>]> {
   let MinPTX = 87; let MinSM = 120; let Archs = MMA_SM120Any;
@@ -484,8 +440,9 @@ def MMA_MMA_SP_m16n8k64_f8f16
 foreach acc = [MMA_Acc<"f32", 4, "f32", 86>, MMA_Acc<"f16", 2, "f16x2", 87>] in {
 def MMA_MMA_SP_m16n8k64_KIND_F8F6F4_ # acc.T
     : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k64">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"kind::f8f6f4">,
+                   Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::f8f6f4">,
                    Group<"dtype", [acc.T]>, Group<"atype", MMA_F8F6F4>,
                    Group<"btype", MMA_F8F6F4>, Group<"ctype", [acc.T]>],
            [Vec<acc.ET, acc.Len>, Vec<"b32", 4>, Vec<"b32", 4>,
@@ -504,37 +461,37 @@ let Summary = "sparse block-scaled D = (A * scale_A) * (B * scale_B) + C",
 // family targets).
 let Archs = SM120a in {
 def MMA_MMA_SP_m16n8k128_MXF4
-    : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k128">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"kind::mxf4">, Fixed<"block_scale">,
-                   Opt<"scale_vec", ["scale_vec::2X"]>, Fixed<"f32">,
-                   Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sp::ordered_metadata">, Fixed<"sync">,
+                   Fixed<"aligned">, Fixed<"m16n8k128">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4">, Fixed<"block_scale">,
+                   Opt<"scale_vec", ["scale_vec::2X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue8m0">.G),
            !listconcat(MMA_SpBSFrags, MMA_ScaleOps)>;
 def MMA_MMA_SP_m16n8k128_MXF4NVF4_2X
-    : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k128">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"kind::mxf4nvf4">, Fixed<"block_scale">,
-                   Group<"scale_vec", ["scale_vec::2X"]>, Fixed<"f32">,
-                   Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sp::ordered_metadata">, Fixed<"sync">,
+                   Fixed<"aligned">, Fixed<"m16n8k128">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4nvf4">, Fixed<"block_scale">,
+                   Group<"scale_vec", ["scale_vec::2X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue8m0">.G),
            !listconcat(MMA_SpBSFrags, MMA_ScaleOps)>;
 def MMA_MMA_SP_m16n8k128_MXF4NVF4_4X
-    : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k128">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"kind::mxf4nvf4">, Fixed<"block_scale">,
-                   Group<"scale_vec", ["scale_vec::4X"]>, Fixed<"f32">,
-                   Fixed<"e2m1">, Fixed<"e2m1">, Fixed<"f32">,
-                   Group<"stype", ["ue4m3"]>],
+    : Inst<"mma", !listconcat([Fixed<"sp::ordered_metadata">, Fixed<"sync">,
+                   Fixed<"aligned">, Fixed<"m16n8k128">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf4nvf4">, Fixed<"block_scale">,
+                   Group<"scale_vec", ["scale_vec::4X"]>],
+                   MMA_ScaledTypes<["e2m1"], ["e2m1"], "ue4m3">.G),
            !listconcat(MMA_SpBSFrags, MMA_ScaleOps)>;
 }
 def MMA_MMA_SP_m16n8k64_MXF8F6F4
-    : Inst<"mma", [Fixed<"sp::ordered_metadata">, Fixed<"sync">,
-                   Fixed<"aligned">, Fixed<"m16n8k64">, Fixed<"row">,
-                   Fixed<"col">, Fixed<"kind::mxf8f6f4">, Fixed<"block_scale">,
-                   Opt<"scale_vec", ["scale_vec::1X"]>, Fixed<"f32">,
-                   Group<"atype", MMA_F8F6F4>, Group<"btype", MMA_F8F6F4>,
-                   Fixed<"f32">, Group<"stype", ["ue8m0"]>],
+    : Inst<"mma", !listconcat([Fixed<"sp::ordered_metadata">, Fixed<"sync">,
+                   Fixed<"aligned">, Fixed<"m16n8k64">,
+                   Group<"alayout", ["row"]>, Group<"blayout", ["col"]>,
+                   Fixed<"kind::mxf8f6f4">, Fixed<"block_scale">,
+                   Opt<"scale_vec", ["scale_vec::1X"]>],
+                   MMA_ScaledTypes<MMA_F8F6F4, MMA_F8F6F4, "ue8m0">.G),
            !listconcat(MMA_SpBSFrags, MMA_ScaleOps)> {
   let Archs = MMA_SM120Any;
 }

@@ -121,11 +121,12 @@ def MM_LD_REDUCE_ACC_F32 # sn
            [Group<"op", ["add"]>, Fixed<"acc::f32">,
             Group<"type", MM_AccF32Types[0]>]),
            [Reg<"$type">, Addr<>]>;
+// ptxas takes any 32-bit register for the four packed fp8 values.
 def MM_LD_REDUCE_ACC_F16 # sn
     : Inst<"multimem.ld_reduce", !listconcat(ldsem,
            [Group<"op", ["add"]>, Fixed<"acc::f16">,
             Group<"type", MM_AccF16Types[0]>]),
-           [Reg<"$type">, Addr<>]>;
+           [Reg<"b32">, Addr<>]>;
 }
 def MM_ST # sn
     : Inst<"multimem.st", !listconcat(stsem, [Group<"type", MM_StTypes[0]>]),

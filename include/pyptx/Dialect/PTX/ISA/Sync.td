@@ -49,17 +49,13 @@ defvar SyncAtomValueReqs = [
   ValueReq<"f16", 63, 70>, ValueReq<"f16x2", 62, 60>,
   ValueReq<"bf16", 78, 90>, ValueReq<"bf16x2", 78, 90>];
 
-// ptxas takes atom's and red's memory-order, scope and state-space modifiers
-// in any order (the corpora have `atom.global.cta.add`, `atom.add.acq_rel.cta`
-// and `atom.acquire.sys.global.cas`): they may come before the operation, in
-// either space-first or space-last order, and after it.
+// atom's and red's memory order, scope and state space. ptxas takes every
+// modifier of atom and red in any order (the corpora have
+// `atom.global.cta.add`, `atom.add.acq_rel.cta` and
+// `atom.acquire.sys.global.cas`).
 class SyncPre<list<string> sems, list<string> spaces> {
-  list<Group> G = [Opt<"space0", spaces>, Opt<"sem", sems>,
-                   Opt<"scope", SyncScopes>, Opt<"space", spaces>];
-}
-class SyncPost<list<string> sems, list<string> spaces> {
-  list<Group> G = [Opt<"sem2", sems>, Opt<"scope2", SyncScopes>,
-                   Opt<"space2", spaces>];
+  list<Group> G = [Opt<"sem", sems>, Opt<"scope", SyncScopes>,
+                   Opt<"space", spaces>];
 }
 
 class SyncOpRow<string name, list<string> ops, list<string> types,
@@ -71,14 +67,12 @@ class SyncOpRow<string name, list<string> ops, list<string> types,
 }
 
 // A memory order and a scope come together or not at all (ptxas: ".release
-// requires scope", ".cta requires order"); ptxas takes the state space before
-// or after them. (With them, a required space is left optional: the local
-// forms accept the same opcodes without it anyway.)
+// requires scope", ".cta requires order").
 class SyncSemScope<list<string> sems, list<string> scopes,
                    list<string> spaces, bit spaceRequired = 0> {
   list<Group> None = [Group<"space", spaces, !not(spaceRequired)>];
-  list<Group> Both = [Opt<"space0", spaces>, Group<"sem", sems>,
-                      Group<"scope", scopes>, Opt<"space", spaces>];
+  list<Group> Both = [Group<"sem", sems>, Group<"scope", scopes>,
+                      Group<"space", spaces, !not(spaceRequired)>];
 }
 
 // The barrier (0..15) and the thread count (a multiple of the warp size).
@@ -100,6 +94,9 @@ let Family = "Synchronization and communication" in {
 //===----------------------------------------------------------------------===//
 
 defvar SyncBarValueReqs = [ValueReq<"cta", 78>];
+// ptxas takes `.cta` right after the mnemonic only, and `.arrive` and `.red`
+// name the operation: the head is `bar.cta.red`; `.sync` (which `bar.cta`
+// alone lacks: "Barrier modifier required") may come anywhere after `.cta`.
 
 foreach mn = ["bar", "barrier"] in {
 defvar isBarrier = !eq(mn, "barrier");
@@ -107,11 +104,13 @@ defvar aligned = !if(isBarrier, [Flag<"aligned">], []<Group>);
 defvar MN = !toupper(mn);
 let MinPTX = !if(isBarrier, 60, 20), MinSM = !if(isBarrier, 70, 20),
     ValueReqs = SyncBarValueReqs in {
+let Head = 1 in
 def SYNC_ # MN # _SYNC
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"sync">], aligned),
            [SyncBarrierId<>, SyncThreadCount<"?">]> {
   let Summary = "wait at CTA barrier a (for b threads)";
 }
+let Head = 2 in {
 def SYNC_ # MN # _ARRIVE
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"arrive">], aligned),
            [SyncBarrierId<>, SyncThreadCount<>]> {
@@ -119,8 +118,8 @@ def SYNC_ # MN # _ARRIVE
 }
 def SYNC_ # MN # _RED_POPC
     : Inst<mn, !listconcat([Flag<"cta">, Fixed<"red">, Fixed<"popc">], aligned,
-                           [Fixed<"u32">]),
-           [Reg<"u32">, SyncBarrierId<>, SyncThreadCount<"?">, Pred<>]> {
+                           [Group<"type", ["u32"]>]),
+           [Reg<"$type">, SyncBarrierId<>, SyncThreadCount<"?">, Pred<>]> {
   let Summary = "wait at CTA barrier a; d = the number of threads with c true";
 }
 def SYNC_ # MN # _RED_PRED
@@ -129,6 +128,7 @@ def SYNC_ # MN # _RED_PRED
                            [Fixed<"pred">]),
            [Pred<>, SyncBarrierId<>, SyncThreadCount<"?">, Pred<>]> {
   let Summary = "wait at CTA barrier a; p = the and/or of c over the threads";
+}
 }
 }
 }
@@ -172,63 +172,71 @@ def SYNC_FENCE
   let MinPTX = 60; let MinSM = 70;
   let ValueReqs = [ValueReq<"cluster", 78, 90>];
 }
+// After `fence` (and `fence.proxy`) the modifiers come in any order.
 def SYNC_FENCE_ACQUIRE_SYNC_RESTRICT
-    : Inst<"fence.acquire.sync_restrict::shared::cluster.cluster", [], []> {
+    : Inst<"fence", [Fixed<"acquire">, Fixed<"sync_restrict::shared::cluster">,
+                     Fixed<"cluster">], []> {
   let Summary = "acquire fence restricted to shared::cluster synchronization";
   let MinPTX = 86; let MinSM = 90;
 }
 def SYNC_FENCE_RELEASE_SYNC_RESTRICT
-    : Inst<"fence.release.sync_restrict::shared::cta.cluster", [], []> {
+    : Inst<"fence", [Fixed<"release">, Fixed<"sync_restrict::shared::cta">,
+                     Fixed<"cluster">], []> {
   let Summary = "release fence restricted to shared::cta synchronization";
   let MinPTX = 86; let MinSM = 90;
 }
 def SYNC_FENCE_MBARRIER_INIT
-    : Inst<"fence.mbarrier_init.release.cluster", [], []> {
+    : Inst<"fence", [Fixed<"mbarrier_init">, Fixed<"release">,
+                     Fixed<"cluster">], []> {
   let Summary = "order prior mbarrier.init operations at cluster scope";
   let MinPTX = 80; let MinSM = 90;
 }
-def SYNC_FENCE_PROXY_ALIAS : Inst<"fence.proxy.alias", [], []> {
+def SYNC_FENCE_PROXY_ALIAS : Inst<"fence.proxy", [Fixed<"alias">], []> {
   let Summary = "bidirectional fence between aliased virtual addresses";
   let MinPTX = 75; let MinSM = 70;
 }
 def SYNC_FENCE_PROXY_ASYNC
-    : Inst<"fence.proxy.async",
-           [Opt<"space", ["global", "shared::cta", "shared::cluster"]>], []> {
+    : Inst<"fence.proxy",
+           [Fixed<"async">,
+            Opt<"space", ["global", "shared::cta", "shared::cluster"]>], []> {
   let Summary = "bidirectional fence between the generic and async proxies";
   let MinPTX = 80; let MinSM = 90;
 }
 def SYNC_FENCE_PROXY_TENSORMAP_RELEASE
-    : Inst<"fence.proxy.tensormap::generic.release",
-           [Group<"scope", SyncScopes>], []> {
+    : Inst<"fence.proxy", [Fixed<"tensormap::generic">, Fixed<"release">,
+                           Group<"scope", SyncScopes>], []> {
   let Summary = "release fence from the generic to the tensormap proxy";
   let MinPTX = 83; let MinSM = 90;
 }
 def SYNC_FENCE_PROXY_TENSORMAP_ACQUIRE
-    : Inst<"fence.proxy.tensormap::generic.acquire",
-           [Group<"scope", SyncScopes>], [Addr<>, Imm<>]> {
+    : Inst<"fence.proxy", [Fixed<"tensormap::generic">, Fixed<"acquire">,
+                           Group<"scope", SyncScopes>], [Addr<>, Imm<>]> {
   let Summary = "acquire fence of the 128-byte tensormap at addr";
   let MinPTX = 83; let MinSM = 90;
 }
 def SYNC_FENCE_PROXY_ASYNC_ACQUIRE
-    : Inst<"fence.proxy.async::generic.acquire.sync_restrict::shared::cluster"
-           # ".cluster", [], []> {
+    : Inst<"fence.proxy", [Fixed<"async::generic">, Fixed<"acquire">,
+                           Fixed<"sync_restrict::shared::cluster">,
+                           Fixed<"cluster">], []> {
   let Summary = "acquire proxy fence restricted to shared::cluster";
   let MinPTX = 86; let MinSM = 90;
 }
 def SYNC_FENCE_PROXY_ASYNC_RELEASE
-    : Inst<"fence.proxy.async::generic.release.sync_restrict::shared::cta"
-           # ".cluster", [], []> {
+    : Inst<"fence.proxy", [Fixed<"async::generic">, Fixed<"release">,
+                           Fixed<"sync_restrict::shared::cta">,
+                           Fixed<"cluster">], []> {
   let Summary = "release proxy fence restricted to shared::cta";
   let MinPTX = 86; let MinSM = 90;
 }
 
 def SYNC_TENSORMAP_CP_FENCEPROXY
     : Inst<"tensormap.cp_fenceproxy",
-           [Fixed<"global">, Fixed<"shared::cta">, Fixed<"tensormap::generic">,
-            Fixed<"release">, Group<"scope", SyncScopes>, Fixed<"sync">,
-            Fixed<"aligned">],
+           [Group<"dst", ["global"]>, Group<"src", ["shared::cta"]>,
+            Fixed<"tensormap::generic">, Fixed<"release">,
+            Group<"scope", SyncScopes>, Fixed<"sync">, Fixed<"aligned">],
            [Addr<>, Addr<>, Imm<>]> {
   let Summary = "copy a 128-byte tensormap to global memory and fence it";
+  let Chains = ["dst src"];
   let MinPTX = 83; let MinSM = 90;
 }
 
@@ -249,9 +257,6 @@ defvar spaces = !if(l2, SyncL2Spaces, SyncSpaces);
 defvar hint = !if(l2, [Fixed<"L2::cache_hint">], []<Group>);
 defvar policy = !if(l2, [RegImm<"u64">], []<Operand>);
 defvar sfx = !if(l2, "_L2", "");
-// ptxas takes `.L2::cache_hint` before or after `.noftz`.
-defvar hint0 = !if(l2, [Opt<"hint0", ["L2::cache_hint"]>], []<Group>);
-defvar hintOpt = !if(l2, [Opt<"hint", ["L2::cache_hint"]>], []<Group>);
 let ValueReqs = SyncAtomValueReqs in {
 foreach row = SyncAtomScalarOps in {
 defvar name = row.Name;
@@ -260,7 +265,7 @@ defvar types = row.Types;
 def SYNC_ATOM_ # name # sfx
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, spaces>.G,
                                [Group<"op", ops>],
-                               SyncPost<SyncAtomSems, spaces>.G, hint,
+                               hint,
                                [Group<"type", types>]),
            !listconcat([RegOrSink<"$type">, Addr<>, RegImm<"$type">], policy)> {
   let Summary = "d = [a]; [a] = op([a], b), atomically";
@@ -268,7 +273,7 @@ def SYNC_ATOM_ # name # sfx
 def SYNC_RED_ # name # sfx
     : Inst<"red", !listconcat(SyncPre<SyncRedSems, spaces>.G,
                               [Group<"op", ops>],
-                              SyncPost<SyncRedSems, spaces>.G, hint,
+                              hint,
                               [Group<"type", types>]),
            !listconcat([Addr<>, RegImm<"$type">], policy)> {
   let Summary = "[a] = op([a], b), atomically";
@@ -277,20 +282,17 @@ def SYNC_RED_ # name # sfx
 def SYNC_ATOM_EXCH # sfx
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, spaces>.G,
                                [Fixed<"exch">],
-                               SyncPost<SyncAtomSems, spaces>.G, hint,
+                               hint,
                                [Group<"type", ["b32", "b64", "b128"]>]),
            !listconcat([RegOrSink<"$type">, Addr<>, RegImm<"$type">], policy)> {
   let Summary = "d = [a]; [a] = b, atomically";
 }
-// Half-precision adds: `.noftz` is required. (In the cache-hint variant the
-// hint may sit on either side of .noftz; without it that variant accepts only
-// what the plain one does.)
+// Half-precision adds: `.noftz` is required.
 let Summary = "d = [a]; [a] += b in half precision, atomically" in
 def SYNC_ATOM_ADD_NOFTZ # sfx
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, spaces>.G,
                                [Fixed<"add">],
-                               SyncPost<SyncAtomSems, spaces>.G,
-                               hint0, [Fixed<"noftz">], hintOpt,
+                               [Fixed<"noftz">], hint,
                                [Group<"type", ["f16", "f16x2", "bf16",
                                                "bf16x2"]>]),
            !listconcat([RegOrSink<"$type">, Addr<>, RegImm<"$type">], policy)>;
@@ -298,8 +300,7 @@ let Summary = "[a] += b in half precision, atomically" in
 def SYNC_RED_ADD_NOFTZ # sfx
     : Inst<"red", !listconcat(SyncPre<SyncRedSems, spaces>.G,
                               [Fixed<"add">],
-                              SyncPost<SyncRedSems, spaces>.G,
-                              hint0, [Fixed<"noftz">], hintOpt,
+                              [Fixed<"noftz">], hint,
                               [Group<"type", ["f16", "f16x2", "bf16",
                                               "bf16x2"]>]),
            !listconcat([Addr<>, RegImm<"$type">], policy)>;
@@ -312,7 +313,7 @@ defvar gspace = ["global"];
 def SYNC_ATOM_VEC_F32 # sfx
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, gspace>.G,
                                [Fixed<"add">],
-                               SyncPost<SyncAtomSems, gspace>.G, hint,
+                               hint,
                                [Group<"vec", ["v2", "v4"]>,
                                 Group<"type", ["f32"]>]),
            !listconcat([Data<"b32">, Addr<>, Data<"b32">], policy)> {
@@ -321,7 +322,7 @@ def SYNC_ATOM_VEC_F32 # sfx
 def SYNC_RED_VEC_F32 # sfx
     : Inst<"red", !listconcat(SyncPre<SyncRedSems, gspace>.G,
                               [Fixed<"add">],
-                              SyncPost<SyncRedSems, gspace>.G, hint,
+                              hint,
                               [Group<"vec", ["v2", "v4"]>,
                                Group<"type", ["f32"]>]),
            !listconcat([Addr<>, Data<"b32">], policy)> {
@@ -338,7 +339,6 @@ defvar ety = row.Elt;
 def SYNC_ATOM_VEC_ # name # sfx
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, gspace>.G,
                                [Group<"op", ["add", "min", "max"]>],
-                               SyncPost<SyncAtomSems, gspace>.G,
                                [Fixed<"noftz">], hint,
                                [Group<"vec", vecs>, Group<"type", types>]),
            !listconcat([Data<ety>, Addr<>, Data<ety>], policy)> {
@@ -347,7 +347,6 @@ def SYNC_ATOM_VEC_ # name # sfx
 def SYNC_RED_VEC_ # name # sfx
     : Inst<"red", !listconcat(SyncPre<SyncRedSems, gspace>.G,
                               [Group<"op", ["add", "min", "max"]>],
-                              SyncPost<SyncRedSems, gspace>.G,
                               [Fixed<"noftz">], hint,
                               [Group<"vec", vecs>, Group<"type", types>]),
            !listconcat([Addr<>, Data<ety>], policy)> {
@@ -366,7 +365,6 @@ let ValueReqs = SyncAtomValueReqs in {
 def SYNC_ATOM_BIT_B32_C
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, SyncSpaces>.G,
                                [Group<"op", ["and", "or", "xor", "exch"]>],
-                               SyncPost<SyncAtomSems, SyncSpaces>.G,
                                [Group<"type", ["b32"]>]),
            [RegOrSink<"$type">, Addr<>, RegImm<"$type">, Reg<"$type">]> {
   let Summary = "d = [a]; [a] = op([a], b), atomically (c ignored)";
@@ -374,7 +372,6 @@ def SYNC_ATOM_BIT_B32_C
 def SYNC_ATOM_EXCH_B128_C
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, SyncSpaces>.G,
                                [Fixed<"exch">],
-                               SyncPost<SyncAtomSems, SyncSpaces>.G,
                                [Group<"type", ["b128"]>]),
            [RegOrSink<"$type">, Addr<>, RegImm<"$type">, Reg<"$type">]> {
   let Summary = "d = [a]; [a] = b, atomically (c ignored)";
@@ -385,7 +382,6 @@ def SYNC_ATOM_EXCH_B128_C
 def SYNC_ATOM_CAS
     : Inst<"atom", !listconcat(SyncPre<SyncAtomSems, SyncSpaces>.G,
                                [Fixed<"cas">],
-                               SyncPost<SyncAtomSems, SyncSpaces>.G,
                                [Group<"type", ["b32", "b64", "b16", "b128"]>]),
            [RegOrSink<"$type">, Addr<>, RegImm<"$type">, RegImm<"$type">]> {
   let Summary = "d = [a]; [a] = [a] == b ? c : [a], atomically";
@@ -396,22 +392,20 @@ def SYNC_ATOM_CAS
 // vote, match, activemask, redux, elect, griddepcontrol
 //===----------------------------------------------------------------------===//
 
-// ptxas 13.0 takes vote.sync's three modifiers in any order
-// (`vote.ballot.sync.b32` is what nvcc 13.0 writes for CUB and Thrust).
+// `vote.ballot.sync.b32` is what nvcc 13.0 writes for CUB and Thrust (any
+// order after the mnemonic, ISABase.td).
 def SYNC_VOTE_SYNC_PRED
     : Inst<"vote", [Fixed<"sync">, Group<"mode", ["all", "any", "uni"]>,
                     Fixed<"pred">],
            [Pred<>, Pred<>, RegImm<"u32">]> {
   let Summary = "d = all/any/uniform of a over the threads in membermask";
   let MinPTX = 60; let MinSM = 30;
-  let FreeOrder = [["sync", "mode", "pred"]];
 }
 def SYNC_VOTE_SYNC_BALLOT
     : Inst<"vote", [Fixed<"sync">, Fixed<"ballot">, Fixed<"b32">],
            [Reg<"b32">, Pred<>, RegImm<"u32">]> {
   let Summary = "d = the mask of threads in membermask with a true";
   let MinPTX = 60; let MinSM = 30;
-  let FreeOrder = [["sync", "ballot", "b32"]];
 }
 // The legacy forms without .sync: ptxas refuses them on sm_70 and later from
 // PTX ISA 6.4 on, which the schema cannot say (no maximum PTX version).
@@ -427,14 +421,14 @@ def SYNC_VOTE_BALLOT : Inst<"vote", [Fixed<"ballot">, Fixed<"b32">],
 
 // ptxas wants a 32-bit integer destination (no f32).
 def SYNC_MATCH_ANY
-    : Inst<"match.any.sync", [Group<"type", ["b32", "b64"]>],
+    : Inst<"match", [Fixed<"any">, Fixed<"sync">, Group<"type", ["b32", "b64"]>],
            [Reg<"u32">, RegImm<"$type">, RegImm<"u32">]> {
   let Summary = "d = the mask of threads in membermask whose a equals this one's";
   let MinPTX = 60; let MinSM = 70;
 }
 // `d` or `d|p`.
 def SYNC_MATCH_ALL
-    : Inst<"match.all.sync", [Group<"type", ["b32", "b64"]>],
+    : Inst<"match", [Fixed<"all">, Fixed<"sync">, Group<"type", ["b32", "b64"]>],
            [AnyOperand<>, RegImm<"$type">, RegImm<"u32">]> {
   let Summary = "d = membermask if all its threads' a are equal, else 0";
   let MinPTX = 60; let MinSM = 70;
@@ -447,36 +441,29 @@ def SYNC_ACTIVEMASK : Inst<"activemask", [Fixed<"b32">], [Reg<"b32">]> {
 
 let MinPTX = 70, MinSM = 80 in {
 def SYNC_REDUX_INT
-    : Inst<"redux.sync", [Group<"op", ["add", "min", "max"]>,
+    : Inst<"redux", [Fixed<"sync">, Group<"op", ["add", "min", "max"]>,
                           Group<"type", ["u32", "s32"]>],
            [Reg<"$type">, RegImm<"$type">, RegImm<"u32">]> {
   let Summary = "d = the sum/min/max of a over the threads in membermask";
 }
 // ptxas refuses f32 registers for .b32 here.
 def SYNC_REDUX_BIT
-    : Inst<"redux.sync", [Group<"op", ["and", "or", "xor"]>, Fixed<"b32">],
+    : Inst<"redux", [Fixed<"sync">, Group<"op", ["and", "or", "xor"]>,
+                     Fixed<"b32">],
            [Reg<"u32">, RegImm<"u32">, RegImm<"u32">]> {
   let Summary = "d = the and/or/xor of a over the threads in membermask";
 }
 }
 def SYNC_REDUX_F32
-    : Inst<"redux.sync", [Group<"op", ["min", "max"]>, Flag<"abs">,
-                          Flag<"NaN">, Fixed<"f32">],
+    : Inst<"redux", [Fixed<"sync">, Group<"op", ["min", "max"]>, Flag<"abs">,
+                     Flag<"NaN">, Fixed<"f32">],
            [Reg<"f32">, RegImm<"f32">, RegImm<"u32">]> {
   let Summary = "d = the min/max of (|a|) over the threads in membermask";
   let MinPTX = 86; let MinSM = 100; let Archs = SyncReduxF32Archs;
 }
-// ptxas also takes .NaN before .abs.
-def SYNC_REDUX_F32_NAN_ABS
-    : Inst<"redux.sync", [Group<"op", ["min", "max"]>, Fixed<"NaN">,
-                          Fixed<"abs">, Fixed<"f32">],
-           [Reg<"f32">, RegImm<"f32">, RegImm<"u32">]> {
-  let Summary = "d = the min/max of |a| over the threads in membermask";
-  let MinPTX = 86; let MinSM = 100; let Archs = SyncReduxF32Archs;
-}
 
-// `d|p`, d a 32-bit integer register or `_`.
-def SYNC_ELECT : Inst<"elect.sync", [], [AnyOperand<>, RegImm<"u32">]> {
+// `d|p`, d a 32-bit integer register (not .f32 or .f16x2) or `_`.
+def SYNC_ELECT : Inst<"elect.sync", [], [Operand<"any", "u32">, RegImm<"u32">]> {
   let Summary = "elect one leader thread among the threads in membermask";
   let MinPTX = 80; let MinSM = 90;
 }
@@ -568,8 +555,9 @@ def SYNC_MBARRIER_ # OP # _EXPECT_TX_CLUSTER # sfx
 // .noComplete: only .release.cta, only the CTA's own shared memory.
 foreach ss = [0, 1] in
 def SYNC_MBARRIER_ # OP # _NOCOMPLETE # !if(ss, "_SEM", "")
-    : Inst<mn # ".noComplete",
-           !listconcat(!if(ss, SyncSemScope<["release"], ["cta"],
+    : Inst<mn,
+           !listconcat([Fixed<"noComplete">],
+                       !if(ss, SyncSemScope<["release"], ["cta"],
                                             SyncMbarSpaces>.Both,
                                SyncSemScope<["release"], ["cta"],
                                             SyncMbarSpaces>.None),
@@ -621,7 +609,8 @@ def SYNC_MBARRIER_ # !toupper(op) # !if(parity, "_PARITY", "") #
 // setmaxnreg, clusterlaunchcontrol
 //===----------------------------------------------------------------------===//
 
-// ptxas also takes .s32.
+// ptxas also takes .s32. `.inc`/`.dec` name the operation.
+let Head = 1 in
 def SYNC_SETMAXNREG
     : Inst<"setmaxnreg", [Group<"action", ["inc", "dec"]>, Fixed<"sync">,
                           Fixed<"aligned">, Group<"type", ["u32", "s32"]>],
@@ -642,13 +631,19 @@ def SYNC_CLC_TRY_CANCEL
                             SyncBlackwellSpecific>];
 }
 let MinPTX = 86, MinSM = 100 in {
+// After `query_cancel`, any order; the two types keep theirs.
+let Chains = ["dtype atype"] in {
 def SYNC_CLC_QUERY_IS_CANCELED
-    : Inst<"clusterlaunchcontrol.query_cancel.is_canceled.pred.b128", [],
+    : Inst<"clusterlaunchcontrol.query_cancel",
+           [Fixed<"is_canceled">, Group<"dtype", ["pred"]>,
+            Group<"atype", ["b128"]>],
            [Pred<>, Reg<"b128">]> {
   let Summary = "p = whether the try_cancel response reports a cancelled cluster";
 }
 def SYNC_CLC_QUERY_CTAID_V4
-    : Inst<"clusterlaunchcontrol.query_cancel.get_first_ctaid.v4.b32.b128", [],
+    : Inst<"clusterlaunchcontrol.query_cancel",
+           [Fixed<"get_first_ctaid">, Fixed<"v4">, Group<"dtype", ["b32"]>,
+            Group<"atype", ["b128"]>],
            [Vec<"b32", 4>, Reg<"b128">]> {
   let Summary = "{x, y, z, _} = the first ctaid of the cancelled cluster";
 }
@@ -656,9 +651,10 @@ def SYNC_CLC_QUERY_CTAID
     : Inst<"clusterlaunchcontrol.query_cancel",
            [Group<"dim", ["get_first_ctaid::x", "get_first_ctaid::y",
                           "get_first_ctaid::z"]>,
-            Fixed<"b32">, Fixed<"b128">],
+            Group<"dtype", ["b32"]>, Group<"atype", ["b128"]>],
            [Reg<"b32">, Reg<"b128">]> {
   let Summary = "d = one coordinate of the first ctaid of the cancelled cluster";
+}
 }
 }
 

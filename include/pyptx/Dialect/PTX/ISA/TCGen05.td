@@ -18,7 +18,8 @@
 //     (not sm_100a/f).
 //
 // Operands, as ptxas checks them:
-//   * Tensor Memory addresses ([d-tmem], [a-tmem], [taddr], ...) are 32-bit.
+//   * Tensor Memory addresses ([d-tmem], [a-tmem], [taddr], ...) are 32-bit
+//     integer registers (or .f16x2 ones).
 //   * Register vectors of tcgen05.ld/st and disable-output-lane take any
 //     32-bit registers (.b32/.u32/.s32/.f32/.f16x2).
 //   * Matrix descriptors and s-desc: 64-bit .b64/.u64/.s64 registers or
@@ -32,9 +33,10 @@
 //     a multiple of 32. scale-input-d only with .kind::f16, .kind::tf32 and
 //     .kind::i8.
 //
-// ptxas accepts the modifiers in any order; the forms below take the order of
-// the PTX ISA's syntax (and, for tcgen05.commit, .multicast::cluster before
-// .shared::cluster too).
+// Modifier order (ISABase.td, Head and Chains), as ptxas takes it: after the
+// operation's words (`tcgen05.ld`, `tcgen05.mma`, `tcgen05.mma.ws`, ...) any
+// order, `.sp` included; tcgen05.cp's two formats keep theirs (the
+// destination's first).
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,7 +54,9 @@ defvar TC5_CtaGroup = Group<"cta_group", ["cta_group::1", "cta_group::2"]>;
 defvar TC5_SyncAligned = [Fixed<"sync">, Fixed<"aligned">];
 
 // Operands.
-defvar TC5_Tmem = Addr<>;                  // [taddr] of ld, st, cp, shift
+// [taddr] of ld, st, cp, shift: a 32-bit integer register (ptxas takes an
+// .f16x2 one too, not an .f32 or a 64-bit one).
+defvar TC5_Tmem = Operand<"addr", "u32">;
 defvar TC5_MmaTmem = TypedAddr<"b32">;     // [d-tmem], [a-tmem] of the MMAs
 defvar TC5_Desc = RegImm<"u64">;           // a-desc, b-desc, s-desc
 defvar TC5_IDesc = RegImm<"u32">;          // idesc
@@ -193,6 +197,7 @@ foreach i = !range(0, 3) in {
 def TC5_CP # TC5_CpNames[i] : Inst<"tcgen05.cp",
     !listconcat([TC5_CtaGroup], TC5_CpShapes[i]),
     [TC5_Tmem, TC5_Desc]>;
+let Chains = ["dst_fmt src_fmt"] in
 def TC5_CP # TC5_CpNames[i] # _DECOMPRESS : Inst<"tcgen05.cp",
     !listconcat([TC5_CtaGroup], TC5_CpShapes[i],
                 [Group<"dst_fmt", ["b8x16"]>,
@@ -233,12 +238,13 @@ defvar TC5_CollectorA = ["collector::a::fill", "collector::a::use",
                          "collector::a::lastuse", "collector::a::discard"];
 defvar TC5_CollectorAShift = ["collector::a::lastuse", "collector::a::discard"];
 
-// The forms of one opcode ("tcgen05.mma" or "tcgen05.mma.sp"; `sp` holds the
-// sparse metadata operand or nothing).
-multiclass TC5_MMAForms<string opcode, list<Operand> sp> {
+// The forms of tcgen05.mma (`sparse` empty, `sp` too) or of tcgen05.mma.sp
+// (`sparse` the `.sp` modifier, `sp` the sparse metadata operand).
+multiclass TC5_MMAForms<list<Group> sparse, list<Operand> sp> {
+  defvar opcode = "tcgen05.mma";
   foreach cg = [1, 2] in {
-    defvar groups = [Group<"cta_group", ["cta_group::" # cg]>,
-                     Group<"kind", TC5_Kinds>];
+    defvar groups = !listconcat(sparse, [Group<"cta_group", ["cta_group::" # cg]>,
+                                         Group<"kind", TC5_Kinds>]);
     defvar dis = Vec<"b32", !mul(cg, 4), "?">;
     // A from a descriptor or from Tensor Memory, with a collector usage;
     // A from Tensor Memory, shifted.
@@ -273,33 +279,33 @@ multiclass TC5_MMAForms<string opcode, list<Operand> sp> {
     defvar ops = !listconcat([TC5_MmaTmem, aop, TC5_Desc], sp,
                              [TC5_IDesc, TC5_MmaTmem, TC5_MmaTmem, TC5_EnableD]);
     defvar coll = Opt<"collector", TC5_CollectorA>;
-    def _MXF8F6F4 # a : Inst<opcode,
+    def _MXF8F6F4 # a : Inst<opcode, !listconcat(sparse,
         [TC5_CtaGroup, Group<"kind", ["kind::mxf8f6f4"]>, Fixed<"block_scale">,
-         Group<"scale_vectorsize", ["scale_vec::1X", "block32"]>, coll], ops> {
+         Group<"scale_vectorsize", ["scale_vec::1X", "block32"]>, coll]), ops> {
       let MinPTX = 86;
       let Archs = SM100Family;
       let ValueReqs = [ValueReq<"scale_vec::1X", 86, 100, SM100a>,
                        ValueReq<"block32", 88>];
     }
-    def _MXF4 # a : Inst<opcode,
+    def _MXF4 # a : Inst<opcode, !listconcat(sparse,
         [TC5_CtaGroup, Group<"kind", ["kind::mxf4"]>, Fixed<"block_scale">,
-         Group<"scale_vectorsize", ["scale_vec::2X", "block32"]>, coll], ops> {
+         Group<"scale_vectorsize", ["scale_vec::2X", "block32"]>, coll]), ops> {
       let MinPTX = 86;
       let Archs = SM100Family;
       let ValueReqs = [ValueReq<"scale_vec::2X", 86, 100, SM100a>,
                        ValueReq<"block32", 88>];
     }
-    def _MX_DEFAULT # a : Inst<opcode,
+    def _MX_DEFAULT # a : Inst<opcode, !listconcat(sparse,
         [TC5_CtaGroup, Group<"kind", ["kind::mxf8f6f4", "kind::mxf4"]>,
-         Fixed<"block_scale">, coll], ops> {
+         Fixed<"block_scale">, coll]), ops> {
       let MinPTX = 88;
       let Archs = SM100Family;
     }
-    def _MXF4NVF4 # a : Inst<opcode,
+    def _MXF4NVF4 # a : Inst<opcode, !listconcat(sparse,
         [TC5_CtaGroup, Group<"kind", ["kind::mxf4nvf4"]>, Fixed<"block_scale">,
          Group<"scale_vectorsize",
                ["scale_vec::2X", "scale_vec::4X", "block16", "block32"]>,
-         coll], ops> {
+         coll]), ops> {
       let MinPTX = 87;
       let Archs = SM100Family;
       let ValueReqs = [ValueReq<"scale_vec::2X", 87, 100, SM100a>,
@@ -311,9 +317,9 @@ multiclass TC5_MMAForms<string opcode, list<Operand> sp> {
 
 let Family = "Tensor core generation 5 (tcgen05)", MinSM = 100 in {
 let Summary = "D = A * B + D on the tensor cores, D in Tensor Memory (asynchronous)" in
-defm TC5_MMA : TC5_MMAForms<"tcgen05.mma", []>;
+defm TC5_MMA : TC5_MMAForms<[], []>;
 let Summary = "D = A * B + D with a structured-sparse A, D in Tensor Memory (asynchronous)" in
-defm TC5_MMA_SP : TC5_MMAForms<"tcgen05.mma.sp", [TC5_MmaTmem]>;
+defm TC5_MMA_SP : TC5_MMAForms<[Fixed<"sp">], [TC5_MmaTmem]>;
 }
 
 let Family = "Tensor core generation 5 (tcgen05)", MinPTX = 86, MinSM = 100,
@@ -337,7 +343,8 @@ def TC5_MMA_WS # a : Inst<"tcgen05.mma.ws", TC5_WSGroups,
      TC5_IDesc, TC5_EnableD, RegImm<"u64", "?">]>;
 let Summary = "D = A * B + D, weight-stationary with a structured-sparse A (asynchronous)" in
 foreach a = ["_DESC", "_TMEM"] in
-def TC5_MMA_WS_SP # a : Inst<"tcgen05.mma.ws.sp", TC5_WSGroups,
+def TC5_MMA_WS_SP # a : Inst<"tcgen05.mma.ws",
+                              !listconcat([Fixed<"sp">], TC5_WSGroups),
     [TC5_MmaTmem, !if(!eq(a, "_TMEM"), TC5_MmaTmem, TC5_Desc), TC5_Desc,
      TC5_MmaTmem, TC5_IDesc, TC5_EnableD, RegImm<"u64", "?">]>;
 }
@@ -346,9 +353,8 @@ def TC5_MMA_WS_SP # a : Inst<"tcgen05.mma.ws.sp", TC5_WSGroups,
 
 def TC5_COMMIT : Inst<"tcgen05.commit",
     [TC5_CtaGroup, Group<"completion_mechanism", ["mbarrier::arrive::one"]>,
-     Flag<"shared::cluster">, Flag<"multicast::cluster">,
-     Opt<"space2", ["shared::cluster"]>, Fixed<"b64">],
-    [Addr<>, Reg<"b16", "multicast::cluster">]> {
+     Flag<"shared::cluster">, Flag<"multicast::cluster">, Fixed<"b64">],
+    [Addr<>, Reg<"u16", "multicast::cluster">]> {
   let Summary = "make an mbarrier track the completion of prior async tcgen05 operations";
 }
 def TC5_FENCE_BEFORE : Inst<"tcgen05.fence::before_thread_sync", [], []> {

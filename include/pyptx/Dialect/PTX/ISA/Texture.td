@@ -7,6 +7,11 @@
 // tex/tld4 may write `d|p` (p: whether the texels were resident; PTX ISA 7.1,
 // sm_60); the destination is described as the braced vector `d` only.
 //
+// Modifier order (ISABase.td, Head and Chains), as ptxas takes it: after the
+// operation's words (`tex.base`, `tex.level`, `tex.grad`, `txq.level`,
+// `suld.b`, `sust.p`, `sured.b`, ...) any order; the destination's type comes
+// before the coordinates' (`tex.1d.v4.f32.s32`).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef PYPTX_DIALECT_PTX_ISA_TEXTURE_TD
@@ -23,7 +28,7 @@ defvar TEX_GeomReqs = [ValueReq<"a1d", 23>, ValueReq<"a2d", 23>,
 defvar TEX_Clamp = Group<"clamp", ["trap", "clamp", "zero"]>;
 defvar TEX_SuGeoms = ["1d", "2d", "3d", "a1d", "a2d"];
 
-let Family = "Texture and surface" in {
+let Family = "Texture and surface", Chains = ["dtype ctype"] in {
 
 //===----------------------------------------------------------------------===//
 // tex, tld4
@@ -38,6 +43,7 @@ defvar dtypes = !if(!eq(f[1], "v4"), ["u32", "s32", "f16", "f32"], ["f16x2"]);
 defvar ptx = !if(!eq(f[1], "v4"), 10, 42);
 let MinPTX = ptx, MinSM = !if(!eq(f[1], "v4"), 20, 53),
     ValueReqs = TEX_GeomReqs in {
+let Head = 1 in {
 def TEX_TEX # f[0]
     : Inst<"tex", [Opt<"mip", ["base"]>, Group<"geom", TEX_Geoms>,
                    Fixed<f[1]>, Group<"dtype", dtypes>,
@@ -64,10 +70,11 @@ def TEX_TEX_GRAD # f[0]
 }
 }
 }
+}
 def TEX_TLD4 : Inst<"tld4", [Group<"comp", ["r", "g", "b", "a"]>,
                              Group<"geom", ["2d", "a2d", "cube", "acube"]>,
                              Fixed<"v4">, Group<"dtype", ["u32", "s32", "f32"]>,
-                             Fixed<"f32">],
+                             Group<"ctype", ["f32"]>],
                     !listconcat([Vec<"$dtype", 4>, Addr<>], TEX_Opt)> {
   let Summary = "d = one component of the four texels around coordinates c";
   let MinPTX = 22; let MinSM = 20;
@@ -93,6 +100,7 @@ def TEX_TXQ : Inst<"txq", [Group<"query", ["width", "height", "depth",
   let ValueReqs = [ValueReq<"array_size", 23>, ValueReq<"num_mipmap_levels", 31>,
                    ValueReq<"num_samples", 31>];
 }
+let Head = 1 in
 def TEX_TXQ_LEVEL : Inst<"txq", [Fixed<"level">,
                                  Group<"query", ["width", "height", "depth"]>,
                                  Fixed<"b32">],
@@ -113,7 +121,7 @@ def TEX_ISTYPEP : Inst<"istypep", [Group<"type", ["texref", "samplerref",
 
 // The data register may be wider than the type, as for ld/st (ptxas takes a
 // .b16 register for .b8 and a .b64 one for .b32, but not a .b16 one for .b32).
-let RelaxedTypes = 1 in {
+let RelaxedTypes = 1, Head = 1 in {
 def TEX_SULD_B : Inst<"suld", [Fixed<"b">, Group<"geom", TEX_SuGeoms>,
                                Opt<"cop", ["ca", "cg", "cs", "cv"]>,
                                Opt<"vec", ["v2", "v4"]>,
@@ -142,6 +150,7 @@ def TEX_SUST_P : Inst<"sust", [Fixed<"p">, Group<"geom", ["1d", "2d", "3d"]>,
   let MinPTX = 15; let MinSM = 20;
 }
 }
+let Head = 1 in {
 def TEX_SURED_B : Inst<"sured", [Fixed<"b">,
                                  Group<"op", ["add", "min", "max", "and", "or"]>,
                                  Group<"geom", ["1d", "2d", "3d"]>,
@@ -158,6 +167,7 @@ def TEX_SURED_P : Inst<"sured", [Fixed<"p">,
                         [Addr<>, RegImm<"$ctype">]> {
   let Summary = "reduce c into surface a at sample coordinates b";
   let MinPTX = 20; let MinSM = 20;
+}
 }
 def TEX_SUQ : Inst<"suq", [Group<"query", ["width", "height", "depth",
                                            "channel_data_type", "channel_order",

@@ -50,12 +50,10 @@ defvar WG_ShapesSpIntK64 = !foreach(n, WG_NInt, "m64n" # n # "k64");
 defvar WG_SyncAligned = [Fixed<"sync">, Fixed<"aligned">];
 defvar WG_FP8 = ["e4m3", "e5m2"];
 defvar WG_Int8 = ["s8", "u8"];
-// The order ptxas 13.0 takes after `wgmma.mma_async` (and `.sp`): .sync,
-// .aligned, the shape and .satfinite in any order; the types keep theirs
-// (D, A, B), and so do .op and .popc, after them.
-defvar WG_Free = [["sync", "aligned", "shape", "dtype atype btype"]];
-defvar WG_FreeSat = [["sync", "aligned", "shape", "satfinite",
-                      "dtype atype btype"]];
+// The order ptxas 13.0 takes after the operation's words (`wgmma.mma_async`,
+// `wgmma.fence`, ...): any, `.sp` included, except that the types keep theirs
+// (D, A, B), and `.and` comes before `.popc`.
+defvar WG_Chains = ["dtype atype btype", "op popc"];
 
 // Operands.
 defvar WG_Desc = RegImm<"u64">;           // a-desc, b-desc
@@ -88,14 +86,17 @@ multiclass WG_MMAForms<string opcode, list<Group> groups, Operand d, Operand aRe
                   !listconcat([d, aReg, WG_Desc, WG_ScaleD], regTail)>;
 }
 // The same for wgmma.mma_async.sp, whose sp-meta and sp-sel come after b-desc.
-multiclass WG_MMASpForms<string opcode, list<Group> groups, Operand d,
+// `.sp` is a modifier like the others: ptxas takes it anywhere after
+// `wgmma.mma_async`.
+multiclass WG_MMASpForms<list<Group> groups, Operand d,
                          Operand aReg, list<Operand> descTail,
                          list<Operand> regTail, list<int> spSel> {
   defvar sparse = [Reg<"b32">, ImmOneOf<spSel>];
-  def _DESC : Inst<opcode, groups,
+  defvar spGroups = !listconcat([Fixed<"sp">], groups);
+  def _DESC : Inst<"wgmma.mma_async", spGroups,
                    !listconcat([d, WG_Desc, WG_Desc], sparse, [WG_ScaleD],
                                descTail)>;
-  def _REG : Inst<opcode, groups,
+  def _REG : Inst<"wgmma.mma_async", spGroups,
                   !listconcat([d, aReg, WG_Desc], sparse, [WG_ScaleD],
                               regTail)>;
 }
@@ -103,8 +104,6 @@ multiclass WG_MMASpForms<string opcode, list<Group> groups, Operand d,
 let Family = "Warpgroup matrix multiply (wgmma)", MinPTX = 80, MinSM = 90,
     Archs = SM90a in {
 
-// ptxas takes .aligned before .sync after the operation's word.
-let AnyOrder = 1 in {
 def WG_FENCE : Inst<"wgmma.fence", WG_SyncAligned, []> {
   let Summary = "order register accesses before the warpgroup's wgmma.mma_async";
 }
@@ -115,11 +114,10 @@ def WG_WAIT_GROUP : Inst<"wgmma.wait_group", WG_SyncAligned,
                          [ImmIn<0, 2147483647>]> {
   let Summary = "wait until at most N wgmma-groups are pending";
 }
-} // AnyOrder = 1
 
 //===--- wgmma.mma_async ---------------------------------------------------===//
 
-let FreeOrder = WG_Free in {
+let Chains = WG_Chains in {
 
 let Summary = "D = A * B + D (warpgroup, asynchronous), f16 inputs" in {
 defm WG_MMA_F16_F32 : WG_MMAForms<"wgmma.mma_async",
@@ -151,8 +149,7 @@ defm WG_MMA_FP8_F16 : WG_MMAForms<"wgmma.mma_async",
         Group<"dtype", ["f16"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
     Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly>;
 }
-let Summary = "D = A * B + D (warpgroup, asynchronous), 8-bit integer inputs",
-    FreeOrder = WG_FreeSat in {
+let Summary = "D = A * B + D (warpgroup, asynchronous), 8-bit integer inputs" in {
 // A and B of the same signedness: PTX ISA 8.0.
 foreach t = WG_Int8 in
 defm WG_MMA_INT_ # t : WG_MMAForms<"wgmma.mma_async",
@@ -179,55 +176,54 @@ defm WG_MMA_B1 : WG_MMAForms<"wgmma.mma_async",
 
 let MinPTX = 82 in {
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), f16 inputs" in {
-defm WG_MMA_SP_F16_F32 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_F16_F32 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f32"]>, Group<"atype", ["f16"]>, Group<"btype", ["f16"]>]),
     Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
     WG_SpSel16>;
-defm WG_MMA_SP_F16_F16 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_F16_F16 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f16"]>, Group<"atype", ["f16"]>, Group<"btype", ["f16"]>]),
     Vec<"f16x2">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
     WG_SpSel16>;
 }
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), bf16 inputs" in
-defm WG_MMA_SP_BF16 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_BF16 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK32>,
         Group<"dtype", ["f32"]>, Group<"atype", ["bf16"]>, Group<"btype", ["bf16"]>]),
     Vec<"f32">, WG_AFloat, WG_ScaleTransDesc, WG_ScaleTransReg,
     WG_SpSel16>;
 let Summary = "D = A * B + D with a 1:2 sparse A (warpgroup, asynchronous), tf32 inputs" in
-defm WG_MMA_SP_TF32 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_TF32 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK16>,
         Group<"dtype", ["f32"]>, Group<"atype", ["tf32"]>, Group<"btype", ["tf32"]>]),
     Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel16>;
 let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), fp8 inputs" in {
-defm WG_MMA_SP_FP8_F32 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_FP8_F32 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK64>,
         Group<"dtype", ["f32"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
     Vec<"f32">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel8>;
-defm WG_MMA_SP_FP8_F16 : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_FP8_F16 : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpK64>,
         Group<"dtype", ["f16"]>, Group<"atype", WG_FP8>, Group<"btype", WG_FP8>]),
     Vec<"f16x2">, WG_AFloat, WG_ScaleOnly, WG_ScaleOnly, WG_SpSel8>;
 }
-let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), 8-bit integer inputs",
-    FreeOrder = WG_FreeSat in {
+let Summary = "D = A * B + D with a 2:4 sparse A (warpgroup, asynchronous), 8-bit integer inputs" in {
 foreach t = WG_Int8 in
-defm WG_MMA_SP_INT_ # t : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_INT_ # t : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpIntK64>,
         Flag<"satfinite">, Group<"dtype", ["s32"]>, Group<"atype", [t]>,
         Group<"btype", [t]>]),
     Vec<"s32">, WG_AInt, WG_None, WG_None, WG_SpSel8>;
 let MinPTX = 84 in
-defm WG_MMA_SP_INT_MIXED : WG_MMASpForms<"wgmma.mma_async.sp",
+defm WG_MMA_SP_INT_MIXED : WG_MMASpForms<
     !listconcat(WG_SyncAligned, [Group<"shape", WG_ShapesSpIntK64>,
         Flag<"satfinite">, Group<"dtype", ["s32"]>, Group<"atype", WG_Int8>,
         Group<"btype", WG_Int8>]),
     Vec<"s32">, WG_AInt, WG_None, WG_None, WG_SpSel8>;
 }
 } // MinPTX = 82
-} // FreeOrder = WG_Free
+} // Chains = WG_Chains
 
 } // Family = "Warpgroup matrix multiply (wgmma)"
 
