@@ -91,8 +91,10 @@ struct Writer {
   static constexpr size_t kCapacity = 1 << 16;
   std::unique_ptr<char[]> buffer{new char[kCapacity]};
   char *cur = buffer.get(), *end = buffer.get() + kCapacity;
-  /// The last character written before the buffer's contents (0: none).
+  /// The last character written before the buffer's contents, and whether
+  /// there was one (a NUL in a comment is a character like any other).
   char flushedLast = 0;
+  bool flushedAny = false;
   /// For each gap: the text written for it, unless it breaks the line to
   /// the op's depth (`breaksLine`). From the module's style or canonical.
   std::array<StringRef, kNumGaps> gapText{};
@@ -161,10 +163,8 @@ struct Writer {
   char lastChar() const {
     return cur != buffer.get() ? cur[-1] : flushedLast;
   }
-  bool atLineStart() const {
-    char last = lastChar();
-    return last == '\n' || last == 0;
-  }
+  bool atStart() const { return cur == buffer.get() && !flushedAny; }
+  bool atLineStart() const { return atStart() || lastChar() == '\n'; }
 
   /// Copies a few bytes: tokens and gaps are mostly shorter than 8.
   LLVM_ATTRIBUTE_ALWAYS_INLINE static void copy(char *out, const char *in,
@@ -194,6 +194,7 @@ struct Writer {
       if (size > kCapacity) {
         os.write(text.data(), size);
         flushedLast = text.back();
+        flushedAny = true;
         return;
       }
     }
@@ -233,6 +234,7 @@ struct Writer {
     if (cur == buffer.get())
       return;
     flushedLast = cur[-1];
+    flushedAny = true;
     os.write(buffer.get(), cur - buffer.get());
     cur = buffer.get();
   }
@@ -246,7 +248,7 @@ struct Writer {
     }
     if (!atLineStart())
       write("\n");
-    if (canonicalGap(gap) == Gap::BlankLine && lastChar() != 0)
+    if (canonicalGap(gap) == Gap::BlankLine && !atStart())
       write("\n");
     for (unsigned i = 0; i < depth; ++i)
       write("\t");

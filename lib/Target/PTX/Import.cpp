@@ -767,6 +767,10 @@ private:
   DenseI64ArrayAttr noDims;
 
   IntegerAttr ui32(unsigned value) {
+    // The map's empty and tombstone keys (`.loc 1 4294967295 0`) are not
+    // cached.
+    if (value >= llvm::DenseMapInfo<unsigned>::getTombstoneKey())
+      return builder.getUI32IntegerAttr(value);
     IntegerAttr &attr = cache.ui32s[value];
     if (!attr)
       attr = builder.getUI32IntegerAttr(value);
@@ -2691,7 +2695,9 @@ LogicalResult Parser::parsePrimary(Gaps &gaps, Attribute &result, Gap slot) {
   if (word.starts_with("%"))
     return error("a register cannot appear here");
   take(gaps, slot);
-  if ((word == "generic" || word == "mask") && tok.is('(')) {
+  // (`mask` is only ever `0xff(sym)`, parseMask: written as a word it is
+  // not PTX, and would come back as the number form.)
+  if (word == "generic" && tok.is('(')) {
     take(gaps, Gap::None);
     if (failed(parseList(gaps, ')', elements)))
       return failure();

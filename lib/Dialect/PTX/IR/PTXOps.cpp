@@ -404,18 +404,61 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
       .Default([&](Attribute other) { printer.printAttribute(other); });
 }
 
+/// `-0f3F800000`: PTX has no minus for a float given by its bits (the
+/// importer refuses it; the sign bit is part of the literal).
+static bool isNegatedBitsFloat(UnaryAttr unary) {
+  return unary.getOp() == "-" && isa<FloatImmAttr>(unary.getOperand());
+}
+static constexpr StringLiteral kNegatedBitsFloat =
+    "negates a 0f/0d literal: flip its sign bit instead (0fBF800000 is -1.0)";
+
+/// A 0f literal is 8 hex digits: its bits fit in 32.
+static bool fitsBitsFloat(FloatImmAttr literal) {
+  return literal.getIsDouble() || literal.getBits() <= 0xffffffffu;
+}
+static constexpr StringLiteral kWideBitsFloat =
+    "has a 0f (f32) literal of more than 32 bits";
+
+/// Why an integer literal has no PTX spelling, or null: a format the enum
+/// lacks, or a decimal padded with zeros (which PTX reads as octal).
+static const char *unspellable(ImmAttr imm) {
+  if (!symbolizeIntFormat(uint32_t(imm.getFormat())))
+    return "has an integer literal of unknown format";
+  if (imm.getFormat() != IntFormat::dec || imm.getDigits() <= 1)
+    return nullptr;
+  unsigned decimalDigits = 1;
+  for (uint64_t v = imm.getMagnitude(); v >= 10; v /= 10)
+    ++decimalDigits;
+  if (imm.getDigits() > decimalDigits)
+    return "has a decimal literal padded with zeros, which PTX reads as "
+           "octal";
+  return nullptr;
+}
+
 /// Initializers and section data are constant expressions: integers,
 /// floats, symbols, `+`/`-`, braces and `generic(...)`/`mask(...)`.
 static LogicalResult verifyConstantExpr(Operation *op, Attribute expr) {
   return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
-      .Case<ImmAttr, FloatImmAttr, DecFloatAttr, FlatSymbolRefAttr>(
+      .Case<DecFloatAttr, FlatSymbolRefAttr>(
           [](Attribute) { return success(); })
+      .Case([&](ImmAttr imm) -> LogicalResult {
+        if (const char *why = unspellable(imm))
+          return op->emitOpError(why);
+        return success();
+      })
+      .Case([&](FloatImmAttr literal) -> LogicalResult {
+        if (!fitsBitsFloat(literal))
+          return op->emitOpError(kWideBitsFloat);
+        return success();
+      })
       .Case([&](BinaryAttr binary) -> LogicalResult {
         if (failed(verifyConstantExpr(op, binary.getLhs())))
           return failure();
         return verifyConstantExpr(op, binary.getRhs());
       })
-      .Case([&](UnaryAttr unary) {
+      .Case([&](UnaryAttr unary) -> LogicalResult {
+        if (isNegatedBitsFloat(unary))
+          return op->emitOpError(kNegatedBitsFloat);
         return verifyConstantExpr(op, unary.getOperand());
       })
       .Case<VectorAttr, ParenAttr>([&](auto list) -> LogicalResult {
@@ -429,6 +472,11 @@ static LogicalResult verifyConstantExpr(Operation *op, Attribute expr) {
           return op->emitOpError("unknown operator '")
                  << func.getName().getValue()
                  << "': expected generic(...) or mask(...)";
+        // PTX spells a byte mask `0xff(sym)`: an integer and one operand.
+        if (func.getName() == "mask" &&
+            (func.getArgs().size() != 2 || !isa<ImmAttr>(func.getArgs()[0])))
+          return op->emitOpError("mask(...) takes an integer and an operand "
+                                 "(PTX's 0xff(sym))");
         for (Attribute arg : func.getArgs())
           if (failed(verifyConstantExpr(op, arg)))
             return failure();
@@ -613,6 +661,47 @@ LogicalResult ModuleOp::verify() {
 // Symbol verification (ModuleOp::verifyRegions)
 //===----------------------------------------------------------------------===//
 
+/// Whether the importer reads `name` back as one name: a letter, `_`, `$` or
+/// `%` (not alone: that is the operator), then letters, digits, `_`, `$` and
+/// `.` (PTX's identifiers, and the dotted names of files ptxas rejects,
+/// which still round-trip).
+static bool isPTXName(StringRef name) {
+  if (name.empty() || name == "%" ||
+      !(llvm::isAlpha(name[0]) || name[0] == '_' || name[0] == '$' ||
+        name[0] == '%'))
+    return false;
+  return llvm::all_of(name.drop_front(), [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$' || c == '.';
+  });
+}
+
+/// Whether `text` can stand between the quotes of a PTX string as it is (the
+/// importer keeps a string's text raw): one line, every `"` escaped, no
+/// backslash left to escape the closing quote.
+static bool isPTXStringBody(StringRef text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n' || text[i] == '"')
+      return false;
+    if (text[i] == '\\' && (++i == text.size() || text[i] == '\n'))
+      return false;
+  }
+  return true;
+}
+
+static InFlightDiagnostic emitBadString(Operation *op, StringRef text) {
+  return op->emitOpError("cannot print \"")
+         << text
+         << "\" as a PTX string: a string is one line, with '\"' and a final "
+            "'\\' escaped";
+}
+
+static InFlightDiagnostic emitBadName(Operation *op, StringRef name) {
+  return op->emitOpError("'")
+         << name
+         << "' is not a PTX name: expected a letter, '_', '$' or '%', then "
+            "letters, digits, '_', '$' or '.'";
+}
+
 namespace {
 /// Checks that names are unique where PTX needs them to be and that every
 /// symbol an op refers to is declared. In collect mode it records the
@@ -680,6 +769,8 @@ private:
   /// Adds `name` to `names`. A function may be declared and then defined.
   LogicalResult define(Names &names, StringRef name,
                        Operation *op, StringRef what = "redefines '") {
+    if (!unresolved && !isPTXName(name))
+      return emitBadName(op, name);
     auto [it, inserted] = names.try_emplace(name, op);
     if (inserted)
       return success();
@@ -1080,6 +1171,8 @@ static bool isPowerOf2OrZero(uint64_t value) {
 
 static LogicalResult verifyParam(Operation *op, ParamAttr param,
                                  bool isEntry) {
+  if (!isPTXName(param.getName().getValue()))
+    return emitBadName(op, param.getName().getValue());
   if (param.getSpace() != StateSpace::param &&
       param.getSpace() != StateSpace::reg)
     return op->emitOpError("parameter '")
@@ -1121,6 +1214,9 @@ static LogicalResult verifyDirective(FuncOp func, DirectiveAttr directive) {
     if (values.empty() ||
         !llvm::all_of(values, [](Attribute a) { return isa<StringAttr>(a); }))
       return func.emitOpError(".pragma needs one or more strings");
+    for (auto value : values.getAsValueRange<StringAttr>())
+      if (!isPTXStringBody(value))
+        return emitBadString(func, value);
     return success();
   }
   bool entryOnly = llvm::is_contained(kEntryDirectives, name);
@@ -1745,8 +1841,18 @@ private:
   LogicalResult checkExpr(Attribute expr) {
     return llvm::TypeSwitch<Attribute, LogicalResult>(expr)
         .Case([&](RegRefAttr ref) { return checkRef(ref); })
-        .Case<ImmAttr, FloatImmAttr, DecFloatAttr, FlatSymbolRefAttr,
-              SinkAttr>([](Attribute) { return success(); })
+        .Case<DecFloatAttr, FlatSymbolRefAttr, SinkAttr>(
+            [](Attribute) { return success(); })
+        .Case([&](ImmAttr imm) -> LogicalResult {
+          if (const char *why = unspellable(imm))
+            return inst.emitOpError(why);
+          return success();
+        })
+        .Case([&](FloatImmAttr literal) -> LogicalResult {
+          if (!fitsBitsFloat(literal))
+            return inst.emitOpError(kWideBitsFloat);
+          return success();
+        })
         .Case([&](BinaryAttr binary) -> LogicalResult {
           if (failed(checkExpr(binary.getLhs())) ||
               failed(checkExpr(binary.getRhs())))
@@ -1763,7 +1869,11 @@ private:
                    << binary.getOp() << "' applies to constants only";
           return success();
         })
-        .Case([&](UnaryAttr unary) { return checkExpr(unary.getOperand()); })
+        .Case([&](UnaryAttr unary) -> LogicalResult {
+          if (isNegatedBitsFloat(unary))
+            return inst.emitOpError(kNegatedBitsFloat);
+          return checkExpr(unary.getOperand());
+        })
         .Case([&](NotAttr negation) -> LogicalResult {
           if (failed(checkExpr(negation.getOperand())))
             return failure();
@@ -1774,7 +1884,14 @@ private:
         .Case<AddrAttr, VectorAttr, ParenAttr>([&](auto list) {
           return checkList(list.getElements());
         })
-        .Case([&](FuncExprAttr func) { return checkList(func.getArgs()); })
+        .Case([&](FuncExprAttr func) -> LogicalResult {
+          // (Byte masks, `0xff(sym)`, are for initializers.)
+          if (func.getName() != "generic")
+            return inst.emitOpError("operator '")
+                   << func.getName().getValue()
+                   << "' in an instruction: expected generic(...)";
+          return checkList(func.getArgs());
+        })
         .Default([&](Attribute other) {
           return inst.emitOpError("operand ")
                  << other << " is not a PTX operand form";
@@ -2097,12 +2214,30 @@ static LogicalResult verifyNoMinusAfterName(InstOp op) {
   return success();
 }
 
+/// Whether `part` (a mnemonic or a modifier) reads back as itself within an
+/// opcode: letters, digits, `_` and `$`, with `::` between them
+/// (`shared::cluster`), as the importer reads an opcode.
+static bool isOpcodePart(StringRef part) {
+  for (size_t i = 0; i < part.size(); ++i) {
+    char c = part[i];
+    if (c == ':' && i + 1 < part.size() && part[i + 1] == ':')
+      ++i;
+    else if (!llvm::isAlnum(c) && c != '_' && c != '$')
+      return false;
+  }
+  return !part.empty();
+}
+
 LogicalResult InstOp::verify() {
-  if (!isPTXIdentifier(getMnemonic()) || getMnemonic().starts_with("%"))
+  if (!isOpcodePart(getMnemonic()) || !llvm::isAlpha(getMnemonic().front()))
     return emitOpError("'") << getMnemonic() << "' is not a PTX mnemonic";
-  for (StringRef modifier : getModifiers().getAsValueRange<StringAttr>())
+  for (StringRef modifier : getModifiers().getAsValueRange<StringAttr>()) {
     if (modifier.empty())
       return emitOpError("has an empty modifier");
+    if (!isOpcodePart(modifier))
+      return emitOpError("modifier '")
+             << modifier << "' is not letters, digits, '_', '$' and '::'";
+  }
   if (getGuardNegated() && !getGuard())
     return emitOpError("is negated but has no guard predicate");
   if (bool(getLocFile()) != bool(getLocLine()) ||
@@ -2139,12 +2274,17 @@ LogicalResult CommentOp::verify() {
 LogicalResult PragmaOp::verify() {
   if (getValues().empty())
     return emitOpError("needs one or more strings");
+  for (StringRef value : getValues().getAsValueRange<StringAttr>())
+    if (!isPTXStringBody(value))
+      return emitBadString(*this, value);
   return success();
 }
 
 LogicalResult FileOp::verify() {
   if (getPath().empty())
     return emitOpError("needs a file name");
+  if (!isPTXStringBody(getPath()))
+    return emitBadString(*this, getPath());
   if (getTimestamp().has_value() != getSize().has_value())
     return emitOpError("takes a timestamp and a size together, or neither");
   return success();
