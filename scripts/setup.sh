@@ -7,6 +7,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
   libzstd-dev zlib1g-dev libgtest-dev pybind11-dev
+  clang-22 libclang-rt-22-dev   # libFuzzer and the sanitizers (fuzz/, scripts/sanitize.sh)
 )
 
 missing=()

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test suite: lit (dialect, ISA verifier, import, export),
 # GoogleTest, pytest (the Python package), the corpus round trips, the
-# importer fuzzer, the ISA coverage of the corpora and the ISA verifier
-# against ptxas on mutants. The last line gives the combined counts.
+# importer fuzzer, the ISA coverage of the corpora, the ISA verifier
+# against ptxas on mutants and on special registers' sizes, and a short
+# libFuzzer run (ASan+UBSan, fuzz/README.md). The last line gives the
+# combined counts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
@@ -105,10 +107,33 @@ else
   echo "skipped: no corpus or no ptxas"; mutate_skipped=1
 fi
 
-passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + transpile_passed + fuzz_passed + coverage_passed + mutate_passed))
-failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + transpile_failed + fuzz_failed + coverage_failed + mutate_failed))
+echo "== special registers in mov and cvt against ptxas"
+sreg_passed=0; sreg_failed=0; sreg_skipped=0
+if [[ -x $PTXAS ]]; then
+  python3 test/corpus/sreg_sizes.py --bin "$BUILD_DIR/bin" --ptxas "$PTXAS" 2>&1 | tee "$LOG"
+  sreg_rc=${PIPESTATUS[0]}
+  sreg_passed=$(sed -n 's/^sreg-sizes: .* \([0-9]*\) agree, \([0-9]*\) disagree$/\1/p' "$LOG")
+  sreg_failed=$(sed -n 's/^sreg-sizes: .* \([0-9]*\) agree, \([0-9]*\) disagree$/\2/p' "$LOG")
+  sreg_passed=${sreg_passed:-0}; sreg_failed=${sreg_failed:-0}
+  if [[ $sreg_rc -ne 0 && $sreg_failed -eq 0 ]]; then sreg_failed=1; fi
+else
+  echo "skipped: no ptxas"; sreg_skipped=1
+fi
+
+echo "== libFuzzer, short run (fuzz/README.md: the regressions, then 15 s per target)"
+# Its own clang build (build-fuzz/, ASan+UBSan+LSan), made once.
+libfuzzer_passed=0; libfuzzer_failed=0; libfuzzer_skipped=0
+if [[ -x /usr/lib/llvm-22/bin/clang++ ]]; then
+  if bash scripts/fuzz.sh --ci; then
+    libfuzzer_passed=1; else libfuzzer_failed=1; fi
+else
+  echo "skipped: no clang-22 (scripts/setup.sh installs it on Debian)"; libfuzzer_skipped=1
+fi
+
+passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + transpile_passed + fuzz_passed + coverage_passed + mutate_passed + sreg_passed + libfuzzer_passed))
+failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + transpile_failed + fuzz_failed + coverage_failed + mutate_failed + sreg_failed + libfuzzer_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
-skipped=$((lit_unsupported + pytest_skipped + mutate_skipped))
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; transpile: $transpile_passed passed, $transpile_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped"
+skipped=$((lit_unsupported + pytest_skipped + mutate_skipped + sreg_skipped + libfuzzer_skipped))
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; transpile: $transpile_passed passed, $transpile_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped; sreg-sizes: $sreg_passed passed, $sreg_failed failed; libfuzzer: $libfuzzer_passed passed, $libfuzzer_failed failed, $libfuzzer_skipped skipped"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

@@ -1661,7 +1661,9 @@ bool Parser::scanDataRows(Gaps &gaps, ScalarType type,
         while (p != end && (kClasses[uint8_t(*p)] & kWordChar))
           ++p;
         StringRef name(start, p - start);
-        if ((p != end && *p == ':') || name == "generic" || name == "mask")
+        // `_` alone is the sink, not a name: the general parser refuses it.
+        if ((p != end && *p == ':') || name == "generic" || name == "mask" ||
+            name == "_")
           break;
         if (byteRow)
           byteRow = bytesToAttributes(bytes, byteStart, values);

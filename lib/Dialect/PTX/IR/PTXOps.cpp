@@ -1964,11 +1964,17 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
   if (auto ref = dyn_cast<RegRefAttr>(attr)) {
     view.shape = V::Register;
     Value value = op.getArgs()[ref.getIndex()];
-    if (auto sreg = value.getDefiningOp<SRegOp>())
-      // ptxas sizes special registers loosely: `mov.u32 %r, %gridid`. (A
-      // register an imported file never declares is no special register.)
+    if (auto sreg = value.getDefiningOp<SRegOp>()) {
+      // (A register an imported file never declares is no special register.)
       view.special = !sreg.getUndeclared();
-    else if (isa<PredType>(value.getType()))
+      view.specialBits = getSpecialRegisterWidth(sreg.getName());
+      // ptxas 13.0 still takes the 16-bit moves of PTX 1.x's `%tid` family
+      // and the 16- and 32-bit ones of `%gridid` (64-bit since PTX 3.0).
+      StringRef base = sreg.getName().split('.').first;
+      bool legacy = llvm::is_contained(
+          {"%tid", "%ntid", "%ctaid", "%nctaid", "%gridid"}, base);
+      view.specialMinMovBits = legacy ? 16 : view.specialBits;
+    } else if (isa<PredType>(value.getType()))
       view.type = "pred";
     else if (auto reg = dyn_cast<RegType>(value.getType());
              reg && (reg.getVecWidth() == 1 || !ref.getComponent().empty()))

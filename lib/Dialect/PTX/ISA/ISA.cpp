@@ -242,6 +242,8 @@ private:
   std::optional<Problem> checkOperands();
   std::optional<Problem> checkValues();
   bool specialRegisterOK() const;
+  std::optional<std::string>
+  specialRegisterSizeProblem(const OperandView &op) const;
   std::optional<Problem> checkTypes();
   std::optional<Problem> checkRequirements();
   /// The modifier group `group` took, or "".
@@ -520,16 +522,21 @@ std::optional<Problem> FormMatcher::checkOperands() {
 /// one, and integer literals among the values their operand takes.
 std::optional<Problem> FormMatcher::checkValues() {
   for (auto [i, op] : llvm::enumerate(inst.operands)) {
-    if (op.shape == OperandView::Register && op.special &&
-        !specialRegisterOK())
-      return Problem{Problem::Operands,
-                     "'" + opcode() + "' operand " + std::to_string(i + 1) +
-                         " is the special register" +
-                         (op.name.empty() ? "" : " '" + op.name.str() + "'") +
-                         "; ptxas takes special registers only in mov and "
-                         "cvt of integer types (\"Special register argument "
-                         "not allowed\"): mov it into a register first",
-                     int(i)};
+    if (op.shape == OperandView::Register && op.special) {
+      std::string which = "'" + opcode() + "' operand " +
+                          std::to_string(i + 1) + " is the special register" +
+                          (op.name.empty() ? "" : " '" + op.name.str() + "'");
+      if (!specialRegisterOK())
+        return Problem{Problem::Operands,
+                       which +
+                           "; ptxas takes special registers only in mov and "
+                           "cvt of integer types (\"Special register "
+                           "argument not allowed\"): mov it into a register "
+                           "first",
+                       int(i)};
+      if (std::optional<std::string> sizes = specialRegisterSizeProblem(op))
+        return Problem{Problem::Operands, which + ", " + *sizes, int(i)};
+    }
     if (op.shape == OperandView::Immediate && op.value)
       if (std::optional<std::string> wrong =
               valueProblem(*operandDescs[i], *op.value))
@@ -555,6 +562,46 @@ bool FormMatcher::specialRegisterOK() const {
     std::optional<TypeInfo> t = parseType(m);
     return is_contained(kRounding, m) || (t && t->kind == 'f');
   });
+}
+
+/// Why the mov or cvt's type does not fit special register `op`, as ptxas
+/// 13.0 sizes them ("Arguments mismatch"): a mov moves exactly its width
+/// (or, for the legacy registers, down to 16 bits), a cvt converts from at
+/// most its width, and a 1-bit one is only moved into a predicate.
+std::optional<std::string>
+FormMatcher::specialRegisterSizeProblem(const OperandView &op) const {
+  if (!op.specialBits)
+    return std::nullopt;
+  // mov has one type; cvt's source type is its second.
+  SmallVector<TypeInfo, 2> types;
+  for (StringRef m : inst.modifiers)
+    if (std::optional<TypeInfo> t = parseType(m))
+      types.push_back(*t);
+  bool isMov = inst.mnemonic == "mov";
+  if (types.size() != (isMov ? 1u : 2u))
+    return std::nullopt; // the form's own checks say what is wrong
+  unsigned bits = types.back().bits, width = op.specialBits;
+  bool pred = types.back().kind == 'p';
+  std::string size = std::to_string(width) + "-bit";
+  if (width == 1) {
+    if (isMov && pred)
+      return std::nullopt;
+    return size + ": ptxas takes it only in mov.pred";
+  }
+  if (pred)
+    return size + ": not a predicate";
+  std::string got = ", not ." + types.back().name.str();
+  if (isMov && (bits > width || bits < op.specialMinMovBits))
+    return size + ": a mov of it moves " +
+           (op.specialMinMovBits == width
+                ? std::to_string(width)
+                : std::to_string(op.specialMinMovBits) + " to " +
+                      std::to_string(width)) +
+           " bits" + got;
+  if (!isMov && bits > width)
+    return size + ": a cvt from it converts from at most " +
+           std::to_string(width) + " bits" + got;
+  return std::nullopt;
 }
 
 /// What an integer literal of operand `d` must be, if `value` is not it:

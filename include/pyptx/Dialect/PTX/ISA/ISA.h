@@ -138,8 +138,11 @@ struct OperandView {
   /// form it, and the Vector of a tensor's coordinates.
   std::vector<OperandView> elements;
   /// For a Register: whether it is a special register (`%tid.x`), which
-  /// ptxas takes only in mov and cvt.
+  /// ptxas takes only in mov and cvt, and then only of certain sizes: its
+  /// width in bits (1, 32 or 64) and the narrowest mov ptxas takes of it
+  /// (its width, but 16 for the legacy `%tid` family and `%gridid`).
   bool special = false;
+  unsigned specialBits = 0, specialMinMovBits = 0;
   /// For an integer literal: its value, if it fits in 64 bits.
   std::optional<int64_t> value;
 };
