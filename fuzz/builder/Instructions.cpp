@@ -247,9 +247,14 @@ void BuilderFuzzer::inst() {
   if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
     return;
   bool guarded = in.ConsumeIntegralInRange(0, 3) == 0;
-  if (guarded)
-    args.insert(args.begin(),
-                registers[registerOf(*f, PredType::get(ctx.get()))]);
+  if (guarded) {
+    // (registerOf may give another type; the binding refuses a guard that
+    // is not a predicate with a TypeError.)
+    Value guard = registers[registerOf(*f, PredType::get(ctx.get()))];
+    if (!isa<PredType>(guard.getType()))
+      return;
+    args.insert(args.begin(), guard);
+  }
   append(*f, parts, operands, args, guarded, guarded && in.ConsumeBool());
 }
 

@@ -45,6 +45,10 @@ def test_argument_errors(module):
         m.reg_class(f, "f32", "%r")
     with pytest.raises(TypeError, match="Module"):
         type(m).inst(object(), f, "ret", [])
+    # A guard that is no predicate (a libFuzzer find: the verifier trusted it).
+    a = m.new_reg(r)
+    with pytest.raises(TypeError, match=r"guard must be a predicate register; register \d+ is !pyptx.reg<u32>"):
+        m.inst(f, "mov.u32", [("r", a), ("i", 1)], a, False, LOC)
 
 
 def test_verify_reports_every_bad_instruction(module):

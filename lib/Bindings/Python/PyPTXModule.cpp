@@ -464,8 +464,19 @@ public:
     for (Py_ssize_t i = 0, e = PySequence_Fast_GET_SIZE(sequence); i < e; ++i)
       operands.push_back(trace ? convertObject(items[i], trace, ftype, args)
                                : convert(items[i], args));
-    if (guard >= 0)
-      args.insert(args.begin(), value(guard));
+    if (guard >= 0) {
+      // InstOp's own verifier trusts its guard to be a predicate (the ODS
+      // check is skipped here, see verifyBuilt).
+      Value g = value(guard);
+      if (!isa<PredType>(g.getType())) {
+        std::string type;
+        llvm::raw_string_ostream(type) << g.getType();
+        throw py::type_error("the guard must be a predicate register; "
+                             "register " + std::to_string(guard) + " is " +
+                             type);
+      }
+      args.insert(args.begin(), g);
+    }
     append(f, opcodeObj, operands, args, guard >= 0, negated, loc);
     return created;
   }
