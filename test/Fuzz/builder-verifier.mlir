@@ -114,6 +114,28 @@ pyptx.module version 8.7 target sm_90a address_size 64 {
 
 // -----
 
+// Nor a minus that prints next to one: `--0d...` and `-0d...+%r` read back
+// as a negated literal (libFuzzer, 2026-11-26).
+pyptx.module version 8.7 target sm_90a address_size 64 {
+  pyptx.func entry @k() {
+    %r = pyptx.reg b64 "%r"
+    // expected-error @+1 {{negates a 0f/0d literal}}
+    "pyptx.inst"(%r) <{mnemonic = "mov", modifiers = ["b64"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.unary<"-", #pyptx.unary<"-", #pyptx.fimm<f64 0x3FF0000000000000>>>]}> : (!pyptx.reg<b64>) -> ()
+  }
+}
+
+// -----
+
+pyptx.module version 8.7 target sm_90a address_size 64 {
+  pyptx.func entry @k() {
+    %r = pyptx.reg b64 "%r"
+    // expected-error @+1 {{negates a 0f/0d literal}}
+    "pyptx.inst"(%r) <{mnemonic = "mov", modifiers = ["b64"], operandSegmentSizes = array<i32: 0, 1>, ptx_operands = [#pyptx.ref<0>, #pyptx.unary<"-", #pyptx.binary<"+", #pyptx.fimm<f64 0x3FF0000000000000>, #pyptx.ref<0>>>]}> : (!pyptx.reg<b64>) -> ()
+  }
+}
+
+// -----
+
 // A 0f literal is 8 hex digits.
 pyptx.module version 8.7 target sm_90a address_size 64 {
   pyptx.func entry @k() {

@@ -2252,6 +2252,12 @@ bool Parser::scanLocNumbers(Gaps &gaps, unsigned &file, unsigned &line,
   const char *next = skipBlanks(p, end);
   if (next != end && !(kClasses[uint8_t(*next)] & kSpace))
     return false;
+  // The general parser reads a `,` after any whitespace (a `\r`, a line
+  // break) as the directive going on: so must we (a libFuzzer find).
+  while (next != end && (kClasses[uint8_t(*next)] & kSpace))
+    ++next;
+  if (next != end && *next == ',')
+    return false;
   recordGap(gaps, tok.gap, Gap::LocLine);
   recordGap(gaps, numberGaps[0], Gap::LocFile);
   recordGap(gaps, numberGaps[1], Gap::LocNumber);

@@ -404,10 +404,22 @@ static void printExpr(OpAsmPrinter &printer, Attribute expr,
       .Default([&](Attribute other) { printer.printAttribute(other); });
 }
 
+/// Whether `expr` prints starting with a 0f/0d literal, or a minus and one.
+static bool printsFromBitsFloat(Attribute expr) {
+  if (isa<FloatImmAttr>(expr))
+    return true;
+  if (auto unary = dyn_cast<UnaryAttr>(expr))
+    return unary.getOp() == "-" && printsFromBitsFloat(unary.getOperand());
+  if (auto binary = dyn_cast<BinaryAttr>(expr))
+    return printsFromBitsFloat(binary.getLhs());
+  return false;
+}
+
 /// `-0f3F800000`: PTX has no minus for a float given by its bits (the
-/// importer refuses it; the sign bit is part of the literal).
+/// importer refuses it; the sign bit is part of the literal). Nor one that
+/// prints next to it: `--0f3F800000`, `-0f3F800000+x` (a libFuzzer find).
 static bool isNegatedBitsFloat(UnaryAttr unary) {
-  return unary.getOp() == "-" && isa<FloatImmAttr>(unary.getOperand());
+  return unary.getOp() == "-" && printsFromBitsFloat(unary.getOperand());
 }
 static constexpr StringLiteral kNegatedBitsFloat =
     "negates a 0f/0d literal: flip its sign bit instead (0fBF800000 is -1.0)";
