@@ -23,7 +23,6 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${PYPTX_FUZZ_BUILD_DIR:-build-fuzz}
-CLANG_BIN=${PYPTX_CLANG_BIN:-/usr/lib/llvm-22/bin}
 
 mode=time; amount=60; max_len=1024; targets=(); jobs=1; prebuilt=
 while (($#)); do
@@ -46,15 +45,8 @@ if [[ -n $prebuilt ]]; then
   BIN_DIR=$prebuilt
 else
   BIN_DIR=$BUILD_DIR/bin
-  if [[ ! -x $CLANG_BIN/clang++ ]]; then
-    echo "fuzz: no clang in $CLANG_BIN (apt-get install clang-22 libclang-rt-22-dev)" >&2
-    exit 1
-  fi
-  if [[ ! -f $BUILD_DIR/build.ninja ]]; then
-    nice -n 19 cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-      -DCMAKE_C_COMPILER="$CLANG_BIN/clang" -DCMAKE_CXX_COMPILER="$CLANG_BIN/clang++" \
-      -DPYPTX_ENABLE_FUZZ=ON -DPYPTX_BUILD_PYTHON=OFF -DPYPTX_BUILD_TESTS=OFF >/dev/null || exit 1
-  fi
+  bash scripts/clang-configure.sh "$BUILD_DIR" -DPYPTX_ENABLE_FUZZ=ON \
+    -DPYPTX_BUILD_PYTHON=OFF -DPYPTX_BUILD_TESTS=OFF || exit 1
   # shellcheck disable=SC2046
   nice -n 19 ninja -C "$BUILD_DIR" $(printf 'pyptx-%s-fuzzer ' "${targets[@]}") >/dev/null ||
     { echo "fuzz: the build failed: ninja -C $BUILD_DIR" >&2; exit 1; }

@@ -15,15 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${PYPTX_ASAN_BUILD_DIR:-build-asan}
 CLANG_BIN=${PYPTX_CLANG_BIN:-/usr/lib/llvm-22/bin}
-if [[ ! -x $CLANG_BIN/clang++ ]]; then
-  echo "sanitize: no clang in $CLANG_BIN (apt-get install clang-22 libclang-rt-22-dev)" >&2
-  exit 1
-fi
-if [[ ! -f $BUILD_DIR/build.ninja ]]; then
-  nice -n 19 cmake -G Ninja -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_C_COMPILER="$CLANG_BIN/clang" -DCMAKE_CXX_COMPILER="$CLANG_BIN/clang++" \
-    -DPYPTX_SANITIZE=ON >/dev/null || exit 1
-fi
+bash scripts/clang-configure.sh "$BUILD_DIR" -DPYPTX_SANITIZE=ON || exit 1
 nice -n 19 ninja -C "$BUILD_DIR" || exit 1
 
 ASAN_RT=$("$CLANG_BIN/clang" -print-file-name=libclang_rt.asan-x86_64.so)
@@ -100,6 +92,14 @@ if [[ -x $PTXAS ]]; then
   if python3 test/corpus/isa_mutate.py --bin "$BUILD_DIR/bin" --ptxas "$PTXAS" \
        --seed 7 --count 400 --min-agreement 95 --max-false-reject 1 --show 3; then
     record isa-mutate 1 0; else record isa-mutate 0 1; fi
+fi
+
+echo "== special registers in mov and cvt against ptxas"
+if [[ -x $PTXAS ]]; then
+  python3 test/corpus/sreg_sizes.py --bin "$BUILD_DIR/bin" --ptxas "$PTXAS" | tee "$LOG" | tail -1
+  p=$(count 's/^sreg-sizes: .* \([0-9]*\) agree, \([0-9]*\) disagree$/\1/p')
+  f=$(count 's/^sreg-sizes: .* \([0-9]*\) agree, \([0-9]*\) disagree$/\2/p')
+  record sreg-sizes "${p:-0}" "${f:-1}"
 fi
 
 echo "== Python (pytest, $BUILD_DIR's native modules, ASan preloaded)"

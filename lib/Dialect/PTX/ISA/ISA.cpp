@@ -771,7 +771,7 @@ std::optional<Problem> FormMatcher::checkTypes() {
     // `vectorElement`: in a vector of ld or st (relaxed types), ptxas also
     // takes integer registers for a float type (`ld.v2.f32 {%r1, %r2}`),
     // which it refuses for a scalar.
-    auto checkAs = [&](const OperandView &reg,
+    auto checkAs = [&, i = i](const OperandView &reg,
                        bool vectorElement) -> std::optional<Problem> {
       std::optional<TypeInfo> have = parseType(reg.type);
       if (!have)
