@@ -432,9 +432,9 @@ void BuilderFuzzer::raw() {
   bool ok = succeeded(importPTXStatements(sourceMgr, ctx.get(), context));
   // The special registers the lookups made (at the top of the function,
   // which is `block` when the text goes to the function's body) belong to
-  // the function's table, not to the text: they stay. (The binding's raw()
-  // erased them with the text's ops on failure, leaving the table to a
-  // freed op: the use-after-free this target found.)
+  // the function's table, not to the text: they stay, as in the binding's
+  // raw(). (It erased them with the text's ops on failure, leaving the
+  // table to a freed op: the use-after-free this target found.)
   SmallVector<Operation *> added;
   for (Operation &op : llvm::make_range(
            before ? std::next(before->getIterator()) : block->begin(),

@@ -64,3 +64,14 @@ def test_verify_reports_every_bad_instruction(module):
     errors = [d for d in info.value.diagnostics if d[0] == "error"]
     assert [(file, line) for _, file, line, _, _ in errors] == [("k.py", 7), ("k.py", 9)]
     assert "add.f32" in errors[0][4] and "sub.f64" in errors[1][4]
+
+
+def test_refused_raw_text_keeps_the_special_registers_it_looked_up(module):
+    # A builder-fuzzer find: raw() erased the special register the refused
+    # text had looked up, and the next use of it read a freed op (a crash).
+    m, f = module
+    with pytest.raises(native().PTXError):
+        m.raw(f, ".reg .u32 %a;\nmov.u32 %a, %tid.x;\nadd.u32 %a, %a, %a, %a;", LOC)
+    m.raw(f, ".reg .u32 %q;\nmov.u32 %q, %tid.x;", LOC)
+    m.inst(f, "ret", [])
+    assert "mov.u32 %q, %tid.x;" in m.ptx()

@@ -624,11 +624,16 @@ public:
     context.registerHint = hint;
     context.declared = declare;
     bool ok = succeeded(importPTXStatements(sourceMgr, ctx.get(), context));
+    // The special registers the lookups made (at the top of the function,
+    // which is `block` when the text goes to the function's body) belong to
+    // the function's table, not to the text: they stay, even when the text
+    // is refused (erasing them left the table to a freed op).
     SmallVector<Operation *> added;
     for (Operation &op : llvm::make_range(
              before ? std::next(before->getIterator()) : block->begin(),
              block->end()))
-      added.push_back(&op);
+      if (!isa<SRegOp>(op))
+        added.push_back(&op);
     // Checked now, while the ops are located in the text.
     if (ok)
       for (Operation *op : added)
