@@ -3,8 +3,6 @@ on this machine); test/gpu/test_readme.py launches it."""
 import os
 import re
 
-
-
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
