@@ -256,9 +256,9 @@ Status ModuleBuilder::data(unsigned id, const std::vector<std::string> &types,
     return badId("no section " + std::to_string(id));
   SmallVector<int32_t> rowTypes;
   for (const std::string &name : types) {
-    std::optional<ScalarType> t = symbolizeScalarType(name);
+    Result<ScalarType> t = scalarTypeNamed(name);
     if (!t)
-      return badValue("'" + name + "' is not a PTX type");
+      return t.error();
     rowTypes.push_back(int32_t(*t));
   }
   if (!values.registers.empty())

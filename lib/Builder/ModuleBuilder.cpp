@@ -51,6 +51,12 @@ Result<Type> ModuleBuilder::registerType(StringRef name, unsigned vec) {
   return Type(RegType::get(ctx.get(), *scalar, vec));
 }
 
+Result<ScalarType> scalarTypeNamed(StringRef name) {
+  if (std::optional<ScalarType> scalar = symbolizeScalarType(name))
+    return *scalar;
+  return badValue("'" + name.str() + "' is not a PTX type");
+}
+
 //===----------------------------------------------------------------------===//
 // Functions and variables
 //===----------------------------------------------------------------------===//
@@ -64,9 +70,9 @@ Result<unsigned> ModuleBuilder::addFunction(
   MLIRContext *c = ctx.get();
   SmallVector<Attribute> paramAttrs;
   for (auto &[pname, ptype] : params) {
-    std::optional<ScalarType> scalar = symbolizeScalarType(ptype);
+    Result<ScalarType> scalar = scalarTypeNamed(ptype);
     if (!scalar)
-      return badValue("'" + ptype + "' is not a PTX type");
+      return scalar.error();
     paramAttrs.push_back(ParamAttr::get(c, StringAttr::get(c, pname),
                                         StateSpace::param, *scalar, 1, 0,
                                         false, StateSpace::reg, 0, {}));
@@ -98,9 +104,9 @@ Status ModuleBuilder::addParam(unsigned func, StringRef name, StringRef type,
   Function *f = function(func);
   if (!f)
     return noFunction(func);
-  std::optional<ScalarType> scalar = symbolizeScalarType(type);
+  Result<ScalarType> scalar = scalarTypeNamed(type);
   if (!scalar)
-    return badValue("'" + type.str() + "' is not a PTX type");
+    return scalar.error();
   MLIRContext *c = ctx.get();
   SmallVector<Attribute> params(f->op.getParams().getValue());
   SmallVector<int64_t> dims;
@@ -119,9 +125,9 @@ Status ModuleBuilder::addShared(unsigned func, StringRef name, StringRef type,
   Function *f = function(func);
   if (!f)
     return noFunction(func);
-  std::optional<ScalarType> scalar = symbolizeScalarType(type);
+  Result<ScalarType> scalar = scalarTypeNamed(type);
   if (!scalar)
-    return badValue("'" + type.str() + "' is not a PTX type");
+    return scalar.error();
   MLIRContext *c = ctx.get();
   if (external)
     builder.setInsertionPoint(f->op);
@@ -151,9 +157,9 @@ Status ModuleBuilder::addVar(unsigned func, StringRef space, StringRef type,
     return badValue("'" + space.str() +
                     "' is not a state space for variables: expected global, "
                     "shared, const, local, param or tex");
-  std::optional<ScalarType> scalar = symbolizeScalarType(type);
+  Result<ScalarType> scalar = scalarTypeNamed(type);
   if (!scalar)
-    return badValue("'" + type.str() + "' is not a PTX type");
+    return scalar.error();
   std::optional<Linkage> link =
       linkage.empty() ? Linkage::none : symbolizeLinkage(linkage);
   if (!link)

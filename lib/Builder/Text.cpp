@@ -17,14 +17,25 @@ using namespace mlir;
 
 namespace pyptx::builder {
 
-Result<std::string> importText(StringRef text, StringRef filename) {
-  auto ctx = makeContext(ptxisa::Policy::Strict);
+/// `text` imported into `ctx` and verified; null on failure, with the
+/// diagnostics in `ctx`'s handlers.
+static OwningOpRef<Operation *> importVerified(MLIRContext *ctx,
+                                               StringRef text,
+                                               StringRef filename) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(text, filename), llvm::SMLoc());
-  DiagnosticCollector diagnostics(ctx.get());
-  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx.get());
+  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx);
   if (!op || failed(mlir::verify(*op)))
+    return nullptr;
+  return op;
+}
+
+Result<std::string> importText(StringRef text, StringRef filename) {
+  auto ctx = makeContext(ptxisa::Policy::Strict);
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op = importVerified(ctx.get(), text, filename);
+  if (!op)
     return diagnosed(diagnostics, "import failed");
   std::string out;
   llvm::raw_string_ostream os(out);
@@ -53,12 +64,9 @@ Result<std::string> ptxToPython(StringRef text, StringRef filename,
   if (!policy)
     return policy.error();
   auto ctx = makeContext(*policy);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, filename), llvm::SMLoc());
   DiagnosticCollector diagnostics(ctx.get());
-  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx.get());
-  if (!op || failed(mlir::verify(*op)))
+  OwningOpRef<Operation *> op = importVerified(ctx.get(), text, filename);
+  if (!op)
     return diagnosed(diagnostics, "import failed");
   PythonExportOptions options;
   options.name = name.str();

@@ -55,6 +55,9 @@ struct ParamSpec {
   std::vector<int64_t> dims;
 };
 
+/// The PTX type `name` ("u32", "f16x2", ...).
+Result<ScalarType> scalarTypeNamed(llvm::StringRef name);
+
 class ModuleBuilder {
 public:
   ModuleBuilder(unsigned major, unsigned minor, llvm::StringRef target,
