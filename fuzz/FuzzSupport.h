@@ -10,6 +10,7 @@
 #ifndef PYPTX_FUZZ_FUZZSUPPORT_H
 #define PYPTX_FUZZ_FUZZSUPPORT_H
 
+#include "pyptx/Builder/Diagnostics.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 #include "pyptx/Target/PTX/Export.h"
 #include "pyptx/Target/PTX/Import.h"
@@ -32,83 +33,19 @@
 
 namespace pyptx::fuzz {
 
-/// A context as the tools and the Python module make one: the dialect
-/// loaded, ISA checks per `policy`, diagnostics without the op's MLIR form.
-inline std::unique_ptr<mlir::MLIRContext> makeContext(ptxisa::Policy policy) {
-  auto ctx = std::make_unique<mlir::MLIRContext>(
-      mlir::MLIRContext::Threading::DISABLED);
-  ctx->disableMultithreading();
-  ctx->getOrLoadDialect<PTXDialect>()->isaPolicy = policy;
-  ctx->printOpOnDiagnostic(false);
-  return ctx;
+/// A context as the tools and the Python module make one, and the
+/// diagnostics an input produced: the builder library's.
+using builder::makeContext;
+using Diag = builder::Diagnostic;
+using Diagnostics = builder::DiagnosticCollector;
+
+/// How many of `diags` are errors.
+inline size_t numErrors(const std::vector<Diag> &diags) {
+  size_t n = 0;
+  for (const Diag &d : diags)
+    n += d.severity == builder::Severity::Error;
+  return n;
 }
-
-/// One diagnostic: severity, where (empty file when not a file location),
-/// message.
-struct Diag {
-  mlir::DiagnosticSeverity severity;
-  std::string file;
-  unsigned line = 0, column = 0;
-  std::string message;
-};
-
-/// Collects a context's diagnostics (notes included) while it lives.
-class Diagnostics {
-public:
-  explicit Diagnostics(mlir::MLIRContext *ctx)
-      : handler(ctx, [this](mlir::Diagnostic &diag) {
-          record(diag);
-          for (mlir::Diagnostic &note : diag.getNotes())
-            record(note);
-          return mlir::success();
-        }) {}
-
-  std::vector<Diag> all;
-
-  size_t numErrors() const {
-    size_t n = 0;
-    for (const Diag &d : all)
-      n += d.severity == mlir::DiagnosticSeverity::Error;
-    return n;
-  }
-
-  /// Every diagnostic as "file:line:col: severity: message" lines.
-  std::string text() const {
-    std::string out;
-    for (const Diag &d : all)
-      out += d.file + ":" + std::to_string(d.line) + ":" +
-             std::to_string(d.column) + ": " + severityName(d.severity) +
-             ": " + d.message + "\n";
-    return out;
-  }
-
-  static const char *severityName(mlir::DiagnosticSeverity s) {
-    switch (s) {
-    case mlir::DiagnosticSeverity::Error:
-      return "error";
-    case mlir::DiagnosticSeverity::Warning:
-      return "warning";
-    case mlir::DiagnosticSeverity::Note:
-      return "note";
-    case mlir::DiagnosticSeverity::Remark:
-      return "remark";
-    }
-    return "?";
-  }
-
-private:
-  void record(mlir::Diagnostic &diag) {
-    Diag d{diag.getSeverity(), "", 0, 0, diag.str()};
-    if (auto loc = llvm::dyn_cast<mlir::FileLineColLoc>(diag.getLocation())) {
-      d.file = loc.getFilename().str();
-      d.line = loc.getLine();
-      d.column = loc.getColumn();
-    }
-    all.push_back(std::move(d));
-  }
-
-  mlir::ScopedDiagnosticHandler handler;
-};
 
 /// Reports a broken contract and aborts, so that libFuzzer keeps the input.
 [[noreturn]] inline void violation(llvm::StringRef what,
@@ -140,18 +77,19 @@ inline std::string misplaced(const Diag &diag, llvm::StringRef file,
 
 /// Checks that a rejection of `text` came with an error and that each error
 /// points into the text; a message containing "internal error" is a bug.
-inline void checkRejection(const Diagnostics &diags, llvm::StringRef file,
-                           llvm::StringRef text, llvm::StringRef what) {
-  if (!diags.numErrors())
-    violation((what + " failed without an error diagnostic").str(),
-              diags.text());
-  for (const Diag &d : diags.all) {
-    if (d.severity != mlir::DiagnosticSeverity::Error)
+inline void checkRejection(const std::vector<Diag> &diags,
+                           llvm::StringRef file, llvm::StringRef text,
+                           llvm::StringRef what) {
+  std::string all = builder::formatDiagnostics(diags);
+  if (!numErrors(diags))
+    violation((what + " failed without an error diagnostic").str(), all);
+  for (const Diag &d : diags) {
+    if (d.severity != builder::Severity::Error)
       continue;
     if (llvm::StringRef(d.message).contains("internal error"))
-      violation("internal error", diags.text());
+      violation("internal error", all);
     if (std::string why = misplaced(d, file, text); !why.empty())
-      violation((what + ": an error " + why).str(), diags.text());
+      violation((what + ": an error " + why).str(), all);
   }
 }
 

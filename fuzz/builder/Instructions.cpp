@@ -1,9 +1,9 @@
 //===- Instructions.cpp - the builder fuzz target's instructions ----------===//
 //
-// Module.inst's instructions: mostly an ISA form with modifiers picked per
-// group and operands of the kinds the form takes (usually of its types), so
-// that most get past the verifier to the exporter; otherwise any opcode with
-// any tree of the binding's tagged operands.
+// Module.inst's instructions, decoded from bytes: mostly an ISA form with
+// modifiers picked per group and operands of the kinds the form takes
+// (usually of its types), so that most get past the verifier to the
+// exporter; otherwise any opcode with any tree of the builder's operands.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +13,6 @@ using namespace mlir;
 using namespace pyptx;
 
 namespace {
-
-const char *const kBinaryOps[] = {"+",  "-",  "*",  "/",  "%", "<<",
-                                  ">>", "&",  "|",  "^",  "&&", "||",
-                                  "==", "!=", "<",  ">",  "<=", ">="};
 
 const char *const kComponents[] = {"x", "y", "z", "w", "r", "q"};
 
@@ -44,19 +40,29 @@ BuilderFuzzer::operandType(const ptxisa::OperandDesc &operand,
   return type;
 }
 
-Attribute
-BuilderFuzzer::formOperand(Function &f, const ptxisa::OperandDesc &operand,
-                           ArrayRef<StringRef> taken,
-                           SmallVectorImpl<Value> &args) {
-  MLIRContext *c = ctx.get();
+/// The register `id` as an operand (a register the builder made).
+static Attribute registerOperand(ModuleBuilder &b, Operands &operands,
+                                 unsigned id, StringRef component = {}) {
+  builder::Result<Attribute> reg = b.registerOperand(operands, id, component);
+  if (!reg)
+    violation("a register the builder made has no operand",
+              reg.error().message);
+  return *reg;
+}
+
+Attribute BuilderFuzzer::formOperand(unsigned func,
+                                     const ptxisa::OperandDesc &operand,
+                                     ArrayRef<StringRef> taken,
+                                     Operands &operands) {
   std::optional<ScalarType> type = operandType(operand, taken);
   if (!type || in.ConsumeIntegralInRange(0, 15) == 0)
     type = scalarType();
-  auto reg = [&](std::optional<ScalarType> t) -> Attribute {
-    args.push_back(registers[registerOf(f, registerType(t ? *t : ScalarType::b32))]);
-    return RegRefAttr::get(c, args.size() - 1, "");
+  auto reg = [&](std::optional<ScalarType> t) {
+    return registerOperand(
+        *b, operands,
+        registerOf(func, stringifyScalarType(t ? *t : ScalarType::b32).str()));
   };
-  auto imm = [&]() -> Attribute {
+  auto imm = [&]() {
     ArrayRef<int64_t> oneOf = ptxisa::oneOfValues(operand);
     int64_t v;
     if (!oneOf.empty() && in.ConsumeBool())
@@ -65,10 +71,10 @@ BuilderFuzzer::formOperand(Function &f, const ptxisa::OperandDesc &operand,
       v = in.ConsumeIntegralInRange(operand.minValue, operand.maxValue);
     else
       v = in.ConsumeIntegralInRange<int64_t>(-4, 300);
-    return ImmAttr::get(c, v, IntFormat::dec, false);
+    return b->immediate(v);
   };
   if (operand.sinkOK && in.ConsumeIntegralInRange(0, 3) == 0)
-    return SinkAttr::get(c);
+    return b->sink();
   switch (operand.kind) {
   case ptxisa::OperandKind::Reg:
     return reg(type);
@@ -78,19 +84,18 @@ BuilderFuzzer::formOperand(Function &f, const ptxisa::OperandDesc &operand,
     return imm();
   case ptxisa::OperandKind::Pred: {
     Attribute p = reg(ScalarType::pred);
-    return in.ConsumeIntegralInRange(0, 3) == 0 ? NotAttr::get(c, p) : p;
+    return in.ConsumeIntegralInRange(0, 3) == 0 ? b->negation(p) : p;
   }
   case ptxisa::OperandKind::Addr: {
     Attribute base;
     if (!variables.empty() && in.ConsumeIntegralInRange(0, 3) == 0)
-      base = FlatSymbolRefAttr::get(
-          c, variables[in.ConsumeIntegralInRange<size_t>(
-                 0, variables.size() - 1)]);
+      base = b->symbol(variables[in.ConsumeIntegralInRange<size_t>(
+          0, variables.size() - 1)]);
     else
       base = reg(type && operand.typeGroup < 0 ? *type : ScalarType::b64);
     if (in.ConsumeBool())
-      base = BinaryAttr::get(c, "+", base, imm());
-    return AddrAttr::get(c, {base});
+      base = b->binary("+", base, imm());
+    return b->address({base});
   }
   case ptxisa::OperandKind::Vec:
   case ptxisa::OperandKind::Data: {
@@ -107,20 +112,20 @@ BuilderFuzzer::formOperand(Function &f, const ptxisa::OperandDesc &operand,
     SmallVector<Attribute> elements;
     for (unsigned i = 0; i < length; ++i)
       elements.push_back(reg(type));
-    return VectorAttr::get(c, elements);
+    return b->vector(elements);
   }
   case ptxisa::OperandKind::Label:
-    return FlatSymbolRefAttr::get(c, labelName());
+    return b->symbol(labelName());
   case ptxisa::OperandKind::List: {
     SmallVector<Attribute> elements;
     for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 3); i < n; ++i)
       elements.push_back(reg(type));
-    return ParenAttr::get(c, elements);
+    return b->paren(elements);
   }
   case ptxisa::OperandKind::Any:
-    return anyOperand(f, args, 0);
+    return anyOperand(func, operands, 0);
   }
-  return SinkAttr::get(c);
+  return b->sink();
 }
 
 std::string BuilderFuzzer::labelName() {
@@ -129,86 +134,89 @@ std::string BuilderFuzzer::labelName() {
   return name();
 }
 
-Attribute
-BuilderFuzzer::anyOperand(Function &f, SmallVectorImpl<Value> &args,
-                          unsigned depth) {
-  MLIRContext *c = ctx.get();
+Attribute BuilderFuzzer::anyOperand(unsigned func, Operands &operands,
+                                    unsigned depth) {
   unsigned tag = in.ConsumeIntegralInRange(0, depth >= 3 ? 8 : 17);
   auto list = [&] {
     SmallVector<Attribute> elements;
     for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 4); i < n; ++i)
-      elements.push_back(anyOperand(f, args, depth + 1));
+      elements.push_back(anyOperand(func, operands, depth + 1));
     return elements;
   };
   switch (tag) {
   case 0: // ("r", id[, component])
   case 1: {
-    Type type = registerType(scalarType());
-    args.push_back(registers[registerOf(f, type)]);
+    unsigned id = registerOf(func, typeName());
     if (in.ConsumeIntegralInRange(0, 7) == 0)
-      return RegRefAttr::get(c, args.size() - 1,
+      return registerOperand(*b, operands, id,
                              in.ConsumeBool()
                                  ? std::string(pick(kComponents))
                                  : in.ConsumeRandomLengthString(4));
-    return RegRefAttr::get(c, args.size() - 1, "");
+    return registerOperand(*b, operands, id);
   }
   case 2: // ("i", int)
-    return ImmAttr::get(c, in.ConsumeIntegral<int64_t>(), IntFormat::dec,
-                        false);
-  case 3: // ("I", magnitude, negative, format, unsigned, digits): the
-          // binding takes any int as the format
-    return ImmAttr::get(c, in.ConsumeIntegral<uint64_t>(), in.ConsumeBool(),
-                        IntFormat(in.ConsumeIntegralInRange<uint32_t>(
-                            0, getMaxEnumValForIntFormat() + 2)),
-                        in.ConsumeBool(), in.ConsumeIntegralInRange(0, 24));
-  case 4: // ("f32", x), ("f64", x), ("F", bits, is_double, upper, lower)
-    return FloatImmAttr::get(c, in.ConsumeIntegral<uint64_t>() &
-                                    (in.ConsumeBool() ? ~0ull : 0xffffffffull),
-                             in.ConsumeBool(), in.ConsumeBool(),
-                             in.ConsumeBool());
+    return b->immediate(in.ConsumeIntegral<int64_t>());
+  case 3: { // ("I", magnitude, negative, format, unsigned, digits): the
+            // binding takes any int as the format
+    uint64_t magnitude = in.ConsumeIntegral<uint64_t>();
+    bool negative = in.ConsumeBool();
+    int format = in.ConsumeIntegralInRange<int>(
+        0, int(getMaxEnumValForIntFormat()) + 2);
+    bool isUnsigned = in.ConsumeBool();
+    return b->spelledImmediate(magnitude, negative, format, isUnsigned,
+                               in.ConsumeIntegralInRange(0, 24));
+  }
+  case 4: { // ("F", bits, is_double, upper, lower)
+    uint64_t bits = in.ConsumeIntegral<uint64_t>();
+    bits &= in.ConsumeBool() ? ~0ull : 0xffffffffull;
+    bool isDouble = in.ConsumeBool();
+    bool upper = in.ConsumeBool();
+    return b->floatBits(bits, isDouble, upper, in.ConsumeBool());
+  }
   case 5: { // ("D", value, digits after the point)
     double value = in.ConsumeBool()
                        ? double(in.ConsumeIntegralInRange(-1000, 1000)) / 8
                        : in.ConsumeFloatingPoint<double>();
-    return DecFloatAttr::get(c, llvm::APFloat(value),
-                             in.ConsumeIntegralInRange(0, 20));
+    return b->decimalFloat(value, in.ConsumeIntegralInRange(0, 20));
   }
   case 6: // ("s", name)
-    return FlatSymbolRefAttr::get(c, in.ConsumeBool() ? labelName() : name());
+    return b->symbol(in.ConsumeBool() ? labelName() : name());
   case 7: // ("_",)
-    return SinkAttr::get(c);
+    return b->sink();
   case 8: // ("i", small)
-    return ImmAttr::get(c, in.ConsumeIntegralInRange(0, 255), IntFormat::dec,
-                        false);
-  case 9: // ("u", "~" or "-", operand)
-    return UnaryAttr::get(c, in.ConsumeBool() ? "~" : "-",
-                          anyOperand(f, args, depth + 1));
-  case 10: // ("fn", name, [args])
-    return FuncExprAttr::get(
-        c, StringAttr::get(c, in.ConsumeBool() ? "generic" : "mask"), list());
+    return b->immediate(in.ConsumeIntegralInRange(0, 255));
+  case 9: { // ("u", "~" or "-", operand)
+    const char *op = in.ConsumeBool() ? "~" : "-";
+    return b->unary(op, anyOperand(func, operands, depth + 1));
+  }
+  case 10: { // ("fn", name, [args])
+    const char *fname = in.ConsumeBool() ? "generic" : "mask";
+    return b->functionExpr(fname, list());
+  }
   case 11: // ("a", [..])
-    return AddrAttr::get(c, list());
+    return b->address(list());
   case 12: // ("v", [..])
-    return VectorAttr::get(c, list());
+    return b->vector(list());
   case 13: // ("p", [..])
-    return ParenAttr::get(c, list());
+    return b->paren(list());
   case 14: // ("!", operand)
-    return NotAttr::get(c, anyOperand(f, args, depth + 1));
+    return b->negation(anyOperand(func, operands, depth + 1));
   default: { // (op, lhs, rhs)
-    Attribute lhs = anyOperand(f, args, depth + 1);
-    Attribute rhs = anyOperand(f, args, depth + 1);
-    return BinaryAttr::get(c, pick(kBinaryOps), lhs, rhs);
+    Attribute lhs = anyOperand(func, operands, depth + 1);
+    Attribute rhs = anyOperand(func, operands, depth + 1);
+    ArrayRef<const char *> ops = ModuleBuilder::binaryOperators();
+    return b->binary(ops[in.ConsumeIntegralInRange<size_t>(0, ops.size() - 1)],
+                     lhs, rhs);
   }
   }
 }
 
 void BuilderFuzzer::inst() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
   std::string opcode;
-  SmallVector<Value, 8> args;
-  SmallVector<Attribute, 8> operands;
+  Operands operands;
   if (in.ConsumeIntegralInRange(0, 7) != 0) {
     ArrayRef<ptxisa::FormDesc> forms = ptxisa::allForms();
     const ptxisa::FormDesc &form =
@@ -233,51 +241,21 @@ void BuilderFuzzer::inst() {
         present = llvm::is_contained(taken, when.ltrim('!')) !=
                   when.starts_with("!");
       if (present)
-        operands.push_back(formOperand(*f, operand, taken, args));
+        operands.list.push_back(formOperand(*func, operand, taken, operands));
     }
   } else {
     opcode = in.ConsumeBool() ? std::string(pick(kNames))
                               : in.ConsumeRandomLengthString(24);
     for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 5); i < n; ++i)
-      operands.push_back(anyOperand(*f, args, 0));
+      operands.list.push_back(anyOperand(*func, operands, 0));
   }
-  // The binding refuses an opcode with an empty part (`a..b`, `.a`).
-  SmallVector<StringRef, 8> parts;
-  StringRef(opcode).split(parts, '.');
-  if (llvm::any_of(parts, [](StringRef p) { return p.empty(); }))
-    return;
-  bool guarded = in.ConsumeIntegralInRange(0, 3) == 0;
-  if (guarded) {
-    // (registerOf may give another type; the binding refuses a guard that
-    // is not a predicate with a TypeError.)
-    Value guard = registers[registerOf(*f, PredType::get(ctx.get()))];
-    if (!isa<PredType>(guard.getType()))
-      return;
-    args.insert(args.begin(), guard);
-  }
-  append(*f, parts, operands, args, guarded, guarded && in.ConsumeBool());
-}
-
-void
-BuilderFuzzer::append(Function &f, ArrayRef<StringRef> parts,
-                      ArrayRef<Attribute> operands, ArrayRef<Value> args,
-                      bool guarded, bool negated) {
-  MLIRContext *c = ctx.get();
-  SmallVector<Attribute, 8> modifiers;
-  for (StringRef part : parts.drop_front())
-    modifiers.push_back(StringAttr::get(c, part));
-  InstOp::Properties properties;
-  properties.setGuardNegated(negated ? builder.getUnitAttr() : UnitAttr());
-  properties.setMnemonic(StringAttr::get(c, parts.front()));
-  properties.setModifiers(ArrayAttr::get(c, modifiers));
-  properties.setPtxOperands(ArrayAttr::get(c, operands));
-  properties.operandSegmentSizes = {guarded ? 1 : 0,
-                                    int32_t(args.size()) - (guarded ? 1 : 0)};
-  OperationName instName(InstOp::getOperationName(), c);
-  Operation *op = Operation::create(location(), instName, {}, args,
-                                    DictionaryAttr::get(c),
-                                    OpaqueProperties(&properties), {}, 0);
-  f.scopes.back()->push_back(op);
+  // A guard: a predicate register, or (a prefix taken by another type) a
+  // register the builder refuses as a guard.
+  int64_t guard = -1;
+  if (in.ConsumeIntegralInRange(0, 3) == 0)
+    guard = registerOf(*func, "pred");
+  bool negated = guard >= 0 && in.ConsumeBool();
+  (void)b->inst(*func, opcode, operands, guard, negated, location());
 }
 
 } // namespace pyptx::fuzz

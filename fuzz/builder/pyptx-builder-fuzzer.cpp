@@ -1,21 +1,21 @@
-//===- pyptx-builder-fuzzer.cpp - the Python builder's native calls -------===//
+//===- pyptx-builder-fuzzer.cpp - the builder library's calls -------------===//
 //
 // The input is decoded into a sequence of the calls pyptx._native.Module
-// makes (lib/Bindings/Python/PyPTXModule.cpp): a module, functions and their
-// parameters, shared and other variables, register classes and registers,
-// special registers, instructions with tagged operands, labels, scopes,
-// .loc/.file, comments, pragmas, ptx.raw text, and verify/export at any
-// point. Each call builds the ops the binding builds, with the dialect's
-// own builders; what the binding refuses before building (an unknown type
-// name, a bad id) is skipped here. Instructions come mostly from the ISA
-// tables (a form, its modifiers, operands of the kinds it takes), and
-// otherwise from arbitrary opcodes and operand trees.
+// makes, made on the builder library itself (pyptx/Builder/ModuleBuilder.h,
+// the code behind the binding): a module, functions and their parameters,
+// shared and other variables, register classes and registers, special
+// registers, instructions with operands, labels, scopes, .loc/.file,
+// comments, pragmas, ptx.raw text, and verify/export at any point. What
+// the builder refuses (an unknown type name, a bad id, a guard that is no
+// predicate) is refused as the binding would raise it, and decoding goes
+// on. Instructions come mostly from the ISA tables (a form, its modifiers,
+// operands of the kinds it takes), and otherwise from arbitrary opcodes and
+// operand trees.
 //
 // Contract:
-//   * a failed verification, and a ptx.raw text that does not parse or
-//     verify, come with errors; the raw text's errors point into the text;
-//   * what the binding's verification (verifyBuilt) accepts, mlir::verify
-//     accepts too;
+//   * a refusal by MLIR (verification, ptx.raw text that does not parse or
+//     verify) comes with errors; the raw text's errors point into the text;
+//   * what the builder's verification accepts, mlir::verify accepts too;
 //   * a verified module exports; its exact and canonical PTX agree; that PTX
 //     imports again (same ISA policy) without an error, verifies, and
 //     exports back byte for byte.
@@ -61,8 +61,60 @@ const char *const kRawStatements[] = {
 
 namespace pyptx::fuzz {
 
+BuilderFuzzer::BuilderFuzzer(FuzzedDataProvider &in) : in(in) {
+  static const std::pair<unsigned, unsigned> versions[] = {
+      {8, 7}, {9, 0}, {8, 0}, {7, 8}, {6, 0}, {9, 9}};
+  static const char *const targets[] = {"sm_90a", "sm_80", "sm_100a",
+                                        "sm_90", "sm_120a", "sm_75"};
+  ptxisa::Policy policy = pickPolicy();
+  auto version = pick(versions);
+  std::string target = in.ConsumeIntegralInRange(0, 15) == 0
+                           ? in.ConsumeRandomLengthString(8)
+                           : pick(targets);
+  unsigned addressSize = in.ConsumeBool() ? 64 : 32;
+  b = std::make_unique<ModuleBuilder>(version.first, version.second, target,
+                                      addressSize, policy);
+}
+
+ptxisa::Policy BuilderFuzzer::pickPolicy() {
+  switch (in.ConsumeIntegralInRange(0, 7)) {
+  case 0:
+    return ptxisa::Policy::Off;
+  case 1:
+    return ptxisa::Policy::WarnUnknown;
+  default:
+    return ptxisa::Policy::Strict;
+  }
+}
+
+std::string BuilderFuzzer::name() {
+  if (in.ConsumeIntegralInRange(0, 15) == 0)
+    return in.ConsumeRandomLengthString(12);
+  std::string n = pick(kNames);
+  if (in.ConsumeBool())
+    n += std::to_string(in.ConsumeIntegralInRange(0, 20));
+  return n;
+}
+
+ScalarType BuilderFuzzer::scalarType() {
+  return ScalarType(
+      in.ConsumeIntegralInRange<uint32_t>(0, getMaxEnumValForScalarType()));
+}
+
+Location BuilderFuzzer::location() {
+  if (in.ConsumeBool())
+    return b->location("", 0, 0);
+  unsigned line = in.ConsumeIntegralInRange(1, 500);
+  return b->location("kernel.py", line, in.ConsumeIntegralInRange(0, 80));
+}
+
+std::optional<unsigned> BuilderFuzzer::function() {
+  if (!numFunctions)
+    return std::nullopt;
+  return in.ConsumeIntegralInRange<unsigned>(0, numFunctions - 1);
+}
+
 void BuilderFuzzer::call() {
-  diags.all.clear();
   switch (in.ConsumeIntegralInRange(0, 19)) {
   case 0:
   case 1:
@@ -103,297 +155,180 @@ void BuilderFuzzer::call() {
 }
 
 void BuilderFuzzer::addFunction() {
-  MLIRContext *c = ctx.get();
-  SmallVector<Attribute> params, directives;
-  for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 3); i < n; ++i)
-    params.push_back(ParamAttr::get(c, StringAttr::get(c, name()),
-                                    StateSpace::param, scalarType(), 1, 0,
-                                    false, StateSpace::reg, 0, {}));
-  for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 2); i < n; ++i) {
-    SmallVector<Attribute> values;
-    for (unsigned j = 0, m = in.ConsumeIntegralInRange(0, 3); j < m; ++j)
-      values.push_back(IntegerAttr::get(
-          IntegerType::get(c, 64), in.ConsumeIntegralInRange(-2, 1025)));
-    directives.push_back(DirectiveAttr::get(
-        c, StringAttr::get(c, in.ConsumeIntegralInRange(0, 15) == 0
-                                  ? in.ConsumeRandomLengthString(10)
-                                  : std::string(pick(kDirectives))),
-        ArrayAttr::get(c, values)));
+  std::vector<std::pair<std::string, std::string>> params;
+  for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 3); i < n; ++i) {
+    std::string pname = name();
+    params.emplace_back(pname, typeName());
   }
-  Linkage linkage = Linkage(
-      in.ConsumeIntegralInRange<uint32_t>(0, getMaxEnumValForLinkage()));
+  std::vector<std::pair<std::string, std::vector<int64_t>>> directives;
+  for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 2); i < n; ++i) {
+    std::vector<int64_t> values;
+    for (unsigned j = 0, m = in.ConsumeIntegralInRange(0, 3); j < m; ++j)
+      values.push_back(in.ConsumeIntegralInRange(-2, 1025));
+    directives.emplace_back(in.ConsumeIntegralInRange(0, 15) == 0
+                                ? in.ConsumeRandomLengthString(10)
+                                : std::string(pick(kDirectives)),
+                            values);
+  }
+  Linkage linkage =
+      Linkage(in.ConsumeIntegralInRange<uint32_t>(0, getMaxEnumValForLinkage()));
   bool entry = in.ConsumeBool();
   std::string fname = name();
-  builder.setInsertionPointToEnd(module->getBodyBlock());
-  auto func = FuncOp::create(builder, location(), fname,
-                             entry ? FuncKind::entry : FuncKind::func,
-                             linkage, ArrayAttr::get(c, params),
-                             ArrayAttr::get(c, {}),
-                             ArrayAttr::get(c, directives));
-  Function &f = functions.emplace_back();
-  f.op = func;
-  f.scopes.push_back(func.addEntryBlock());
+  Location loc = location();
+  if (b->addFunction(fname, entry, params, directives,
+                     stringifyLinkage(linkage), loc))
+    ++numFunctions;
 }
 
 void BuilderFuzzer::addParam() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  MLIRContext *c = ctx.get();
-  SmallVector<Attribute> params(f->op.getParams().getValue());
-  SmallVector<int64_t> dims;
-  if (int64_t count = in.ConsumeIntegralInRange(0, 3) == 0
-                          ? in.ConsumeIntegralInRange(1, 128)
-                          : 0)
-    dims.push_back(count);
-  params.push_back(ParamAttr::get(
-      c, StringAttr::get(c, name()), StateSpace::param, scalarType(), 1,
-      in.ConsumeIntegralInRange(0, 3) == 0 ? 1u << in.ConsumeIntegralInRange(0, 8)
-                                            : 0,
-      false, StateSpace::reg, 0, dims));
-  f->op.setParamsAttr(ArrayAttr::get(c, params));
+  int64_t count = in.ConsumeIntegralInRange(0, 3) == 0
+                      ? in.ConsumeIntegralInRange(1, 128)
+                      : 0;
+  std::string pname = name();
+  std::string type = typeName();
+  unsigned align = in.ConsumeIntegralInRange(0, 3) == 0
+                       ? 1u << in.ConsumeIntegralInRange(0, 8)
+                       : 0;
+  (void)b->addParam(*func, pname, type, align, count);
 }
 
 void BuilderFuzzer::addShared() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  MLIRContext *c = ctx.get();
   bool external = in.ConsumeIntegralInRange(0, 3) == 0;
-  if (external)
-    builder.setInsertionPoint(f->op);
-  else
-    builder.setInsertionPointToStart(&f->op.getBody().front());
   std::string vname = name();
-  variables.push_back(vname);
-  VarOp::create(builder, location(), StringAttr::get(c, vname),
-                StateSpaceAttr::get(c, StateSpace::shared),
-                LinkageAttr::get(c, external ? Linkage::extern_
-                                             : Linkage::none),
-                builder.getUI32IntegerAttr(
-                    in.ConsumeBool() ? 16 : in.ConsumeIntegralInRange(0, 300)),
-                ScalarTypeAttr::get(c, scalarType()),
-                builder.getUI32IntegerAttr(1),
-                DenseI64ArrayAttr::get(
-                    c, {external ? -1 : in.ConsumeIntegralInRange(0, 65536)}),
-                Attribute(), ArrayAttr());
+  Location loc = location();
+  unsigned align = in.ConsumeBool() ? 16 : in.ConsumeIntegralInRange(0, 300);
+  std::string type = typeName();
+  int64_t count = external ? -1 : in.ConsumeIntegralInRange(0, 65536);
+  if (b->addShared(*func, vname, type, count, align, external, loc))
+    variables.push_back(vname);
 }
 
 void BuilderFuzzer::addVar() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  MLIRContext *c = ctx.get();
   StateSpace space = StateSpace(
       in.ConsumeIntegralInRange<uint32_t>(0, getMaxEnumValForStateSpace()));
   if (space == StateSpace::reg || space == StateSpace::sreg)
     return;
-  Linkage linkage = in.ConsumeBool()
-                        ? Linkage::none
-                        : Linkage(in.ConsumeIntegralInRange<uint32_t>(
-                              0, getMaxEnumValForLinkage()));
-  SmallVector<int64_t> dims;
+  std::string linkage =
+      in.ConsumeBool() ? ""
+                       : stringifyLinkage(Linkage(in.ConsumeIntegralInRange<
+                                                  uint32_t>(
+                                              0, getMaxEnumValForLinkage())))
+                             .str();
+  std::optional<int64_t> size;
   if (in.ConsumeBool())
-    dims.push_back(in.ConsumeBool() ? -1 : in.ConsumeIntegralInRange(1, 64));
-  bool moduleLevel = space == StateSpace::global ||
-                     space == StateSpace::const_ || linkage != Linkage::none;
-  if (moduleLevel)
-    builder.setInsertionPoint(f->op);
-  else
-    builder.setInsertionPointToEnd(f->scopes.back());
+    size = in.ConsumeBool() ? 0 : in.ConsumeIntegralInRange(1, 64);
   std::string vname = name();
-  auto var = VarOp::create(
-      builder, location(), StringAttr::get(c, vname),
-      StateSpaceAttr::get(c, space), LinkageAttr::get(c, linkage),
-      builder.getUI32IntegerAttr(in.ConsumeBool()
-                                     ? 0
-                                     : 1u << in.ConsumeIntegralInRange(0, 9)),
-      ScalarTypeAttr::get(c, scalarType()), builder.getUI32IntegerAttr(1),
-      DenseI64ArrayAttr::get(c, dims), Attribute(), ArrayAttr());
-  if (failed(verifyBuilt(var))) {
-    requireErrors("add_var");
-    var->erase();
-    return;
-  }
+  Location loc = location();
+  unsigned align =
+      in.ConsumeBool() ? 0 : 1u << in.ConsumeIntegralInRange(0, 9);
+  std::string type = typeName();
+  builder::Status added = b->addVar(*func, stringifyStateSpace(space), type,
+                                    vname, size, align, linkage, loc);
+  if (!added)
+    return checkRefusal(added.error(), "add_var");
   variables.push_back(vname);
 }
 
-Prefix *BuilderFuzzer::regClass(Function &f, StringRef prefix, Type type) {
-  auto [it, added] = f.prefixIndex.try_emplace(prefix, f.prefixes.size());
-  if (added) {
-    Prefix &p = f.prefixes.emplace_back();
-    p.name = prefix.str();
-    p.type = type;
-  }
-  Prefix &p = f.prefixes[it->second];
-  return p.type == type ? &p : nullptr;
-}
-
-unsigned BuilderFuzzer::allocate(Function &f, Prefix &p) {
-  if (p.unused.empty()) {
-    builder.setInsertionPointToStart(&f.op.getBody().front());
-    MLIRContext *c = ctx.get();
-    constexpr unsigned kChunk = 8;
-    auto op = RegOp::create(
-        builder, UnknownLoc::get(c), SmallVector<Type>(kChunk, p.type),
-        TypeAttr::get(p.type), ArrayAttr::get(c, {StringAttr::get(c, p.name)}),
-        DenseI64ArrayAttr::get(c, {int64_t(kChunk)}));
-    p.holders.push_back(op);
-    for (Value v : llvm::reverse(op.getResults()))
-      p.unused.push_back(v);
-  }
-  registers.push_back(p.unused.pop_back_val());
-  p.ids.push_back(registers.size() - 1);
-  dirty = true;
-  return registers.size() - 1;
-}
-
-unsigned BuilderFuzzer::registerOf(Function &f, Type type) {
-  std::string prefix = "%t";
-  llvm::raw_string_ostream os(prefix);
-  if (auto reg = dyn_cast<RegType>(type)) {
-    os << stringifyScalarType(reg.getType());
-    if (reg.getVecWidth() > 1)
-      os << "v" << reg.getVecWidth();
-  } else {
-    os << "p";
-  }
+unsigned BuilderFuzzer::registerOf(unsigned func, const std::string &type) {
+  std::string prefix = "%t" + (type == "pred" ? std::string("p") : type);
   if (in.ConsumeIntegralInRange(0, 31) == 0)
     prefix = "%" + name();
-  Prefix *p = regClass(f, prefix, type);
-  if (!p)
-    p = regClass(f, prefix + "_", type);
-  if (!p)
-    return sreg(f, "%tid.x");
-  if (!p->ids.empty() && in.ConsumeBool())
-    return p->ids[in.ConsumeIntegralInRange<size_t>(0, p->ids.size() - 1)];
-  return allocate(f, *p);
-}
-
-unsigned BuilderFuzzer::sreg(Function &f, StringRef sname) {
-  auto [it, inserted] = f.specialRegisters.try_emplace(sname, 0);
-  if (!inserted)
-    return it->second;
-  unsigned width = getSpecialRegisterWidth(sname);
-  MLIRContext *c = ctx.get();
-  Type type = width == 1    ? Type(PredType::get(c))
-              : width == 64 ? Type(RegType::get(c, ScalarType::u64))
-                            : Type(RegType::get(c, ScalarType::u32));
-  builder.setInsertionPointToStart(&f.op.getBody().front());
-  auto op = SRegOp::create(builder, UnknownLoc::get(c), type, sname);
-  registers.push_back(op.getResult());
-  it->second = registers.size() - 1;
-  return it->second;
+  builder::Result<unsigned> classId = b->regClass(func, type, prefix, 1);
+  if (!classId)
+    classId = b->regClass(func, type, prefix + "_", 1);
+  if (!classId)
+    return *b->sreg(func, "%tid.x");
+  std::vector<unsigned> &made = classRegisters[*classId];
+  if (!made.empty() && in.ConsumeBool())
+    return made[in.ConsumeIntegralInRange<size_t>(0, made.size() - 1)];
+  unsigned id = *b->allocate(*classId);
+  made.push_back(id);
+  registers.push_back(id);
+  return id;
 }
 
 void BuilderFuzzer::sreg() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
   std::string sname = in.ConsumeIntegralInRange(0, 15) == 0
                           ? in.ConsumeRandomLengthString(16)
                           : std::string(pick(kSpecialRegisters));
-  if (getSpecialRegisterWidth(sname)) // else the binding raises
-    sreg(*f, sname);
-}
-
-std::string BuilderFuzzer::regName(Function &f, unsigned id) {
-  for (Prefix &p : f.prefixes)
-    for (auto [i, known] : llvm::enumerate(p.ids))
-      if (known == id)
-        return p.name + std::to_string(i);
-  for (auto &entry : f.specialRegisters)
-    if (entry.getValue() == id)
-      return entry.getKey().str();
-  return "%none";
+  if (builder::Result<unsigned> id = b->sreg(*func, sname))
+    registers.push_back(*id);
 }
 
 void BuilderFuzzer::label() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
   std::string lname = labelName();
   labels.push_back(lname);
-  builder.setInsertionPointToEnd(f->scopes.back());
-  LabelOp::create(builder, location(), StringAttr::get(ctx.get(), lname));
+  (void)b->label(*func, lname, location());
 }
 
 void BuilderFuzzer::openScope() {
-  Function *f = function();
-  if (!f)
-    return;
-  builder.setInsertionPointToEnd(f->scopes.back());
-  auto scope = ScopeOp::create(builder, location());
-  scope.getBody().push_back(new Block());
-  f->scopes.push_back(scope.getBodyBlock());
+  if (std::optional<unsigned> func = function())
+    (void)b->openScope(*func, location());
 }
 
 void BuilderFuzzer::closeScope() {
-  if (Function *f = function(); f && f->scopes.size() > 1)
-    f->scopes.pop_back();
+  if (std::optional<unsigned> func = function())
+    (void)b->closeScope(*func); // refused when no scope is open
 }
 
 void BuilderFuzzer::locDirective() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  builder.setInsertionPointToEnd(f->scopes.back());
-  LocOp::create(builder, UnknownLoc::get(ctx.get()),
-                builder.getUI32IntegerAttr(in.ConsumeIntegralInRange(0, 4)),
-                builder.getUI32IntegerAttr(in.ConsumeIntegral<uint32_t>()),
-                builder.getUI32IntegerAttr(in.ConsumeIntegralInRange(0, 200)),
-                FlatSymbolRefAttr(), DenseI64ArrayAttr());
+  unsigned file = in.ConsumeIntegralInRange(0, 4);
+  unsigned line = in.ConsumeIntegral<uint32_t>();
+  (void)b->locDirective(*func, file, line, in.ConsumeIntegralInRange(0, 200));
 }
 
 void BuilderFuzzer::addFile() {
-  Block *body = module->getBodyBlock();
-  auto it = body->begin();
-  while (it != body->end() && isa<FileOp>(*it))
-    ++it;
-  builder.setInsertionPoint(body, it);
-  std::string path = in.ConsumeBool() ? "kernel.py"
-                                      : in.ConsumeRandomLengthString(16);
-  FileOp::create(builder, UnknownLoc::get(ctx.get()),
-                 in.ConsumeIntegralInRange(0, 4), path, IntegerAttr(),
-                 IntegerAttr());
+  std::string path =
+      in.ConsumeBool() ? "kernel.py" : in.ConsumeRandomLengthString(16);
+  b->addFile(in.ConsumeIntegralInRange(0, 4), path);
 }
 
 void BuilderFuzzer::comment() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  builder.setInsertionPointToEnd(f->scopes.back());
-  auto op = CommentOp::create(builder, location(),
-                              in.ConsumeRandomLengthString(24));
-  if (failed(verifyBuilt(op))) {
-    requireErrors("comment");
-    op->erase();
-  }
+  Location loc = location();
+  builder::Status made =
+      b->comment(*func, in.ConsumeRandomLengthString(24), loc);
+  if (!made)
+    checkRefusal(made.error(), "comment");
 }
 
 void BuilderFuzzer::pragma() {
-  Function *f = function();
-  if (!f)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  SmallVector<std::string> values;
+  std::vector<std::string> values;
   for (unsigned i = 0, n = in.ConsumeIntegralInRange(0, 2); i < n; ++i)
     values.push_back(in.ConsumeBool() ? "nounroll"
                                       : in.ConsumeRandomLengthString(12));
-  SmallVector<StringRef> refs(values.begin(), values.end());
-  builder.setInsertionPointToEnd(f->scopes.back());
-  auto op = PragmaOp::create(builder, location(),
-                             builder.getStrArrayAttr(refs));
-  if (failed(verifyBuilt(op))) {
-    requireErrors("pragma");
-    op->erase();
-  }
+  builder::Status made = b->pragma(*func, values, location());
+  if (!made)
+    checkRefusal(made.error(), "pragma");
 }
 
 void BuilderFuzzer::raw() {
-  Function *fp = function();
-  if (!fp)
+  std::optional<unsigned> func = function();
+  if (!func)
     return;
-  Function &f = *fp;
   std::string text;
   for (unsigned i = 0, n = in.ConsumeIntegralInRange(1, 4); i < n; ++i) {
     if (in.ConsumeIntegralInRange(0, 7) == 0) {
@@ -405,174 +340,71 @@ void BuilderFuzzer::raw() {
           text += ch;
           continue;
         }
-        text += registers.empty() || in.ConsumeIntegralInRange(0, 7) == 0
-                    ? std::string("%r0")
-                    : regName(f, in.ConsumeIntegralInRange<unsigned>(
-                                     0, registers.size() - 1));
+        builder::Result<std::string> reg("%r0");
+        if (!registers.empty() && in.ConsumeIntegralInRange(0, 7) != 0)
+          reg = b->regName(registers[in.ConsumeIntegralInRange<size_t>(
+              0, registers.size() - 1)]);
+        text += reg ? *reg : "%none";
       }
     }
     text += "\n";
   }
-  Block *block = f.scopes.back();
-  Operation *before = block->empty() ? nullptr : &block->back();
-  llvm::SourceMgr sourceMgr;
-  addBuffer(sourceMgr, text, kRawFile);
-  SmallVector<std::pair<std::string, Value>> declared;
-  StatementContext context;
-  context.block = block;
-  context.functionBlock = &f.op.getBody().front();
-  auto lookup = [&](StringRef n) { return traceRegister(f, n); };
-  auto hint = [] { return std::string("the trace's registers"); };
-  auto declare = [&](StringRef n, Value v) {
-    declared.emplace_back(n.str(), v);
-  };
-  context.lookupRegister = lookup;
-  context.registerHint = hint;
-  context.declared = declare;
-  bool ok = succeeded(importPTXStatements(sourceMgr, ctx.get(), context));
-  // The special registers the lookups made (at the top of the function,
-  // which is `block` when the text goes to the function's body) belong to
-  // the function's table, not to the text: they stay, as in the binding's
-  // raw(). (It erased them with the text's ops on failure, leaving the
-  // table to a freed op: the use-after-free this target found.)
-  SmallVector<Operation *> added;
-  for (Operation &op : llvm::make_range(
-           before ? std::next(before->getIterator()) : block->begin(),
-           block->end()))
-    if (!isa<SRegOp>(op))
-      added.push_back(&op);
-  if (ok)
-    for (Operation *op : added)
-      ok &= succeeded(verifyBuilt(op));
-  if (!ok) {
-    checkRejection(diags, kRawFile, text, "ptx.raw");
-    for (Operation *op : added)
-      op->dropAllReferences();
-    for (Operation *op : llvm::reverse(added))
-      op->erase();
-    return;
-  }
-  Location where = location();
-  for (Operation *op : added)
-    op->walk([&](Operation *nested) { nested->setLoc(where); });
-  for (auto &[n, v] : declared)
-    f.rawRegisters[n] = v;
+  builder::Status added = b->raw(*func, text, location());
+  if (!added)
+    checkRejection(added.error().diagnostics, kRawFile, text, "ptx.raw");
 }
 
-Value BuilderFuzzer::traceRegister(Function &f, StringRef n) {
-  if (auto it = f.rawRegisters.find(n); it != f.rawRegisters.end())
-    return it->second;
-  size_t digits = 0;
-  while (digits < n.size() && llvm::isDigit(n[n.size() - 1 - digits]))
-    ++digits;
-  for (size_t k = std::min<size_t>(digits, 9); k > 0; --k) {
-    StringRef index = n.take_back(k);
-    if (index.size() > 1 && index[0] == '0')
-      continue;
-    auto it = f.prefixIndex.find(n.drop_back(k));
-    if (it == f.prefixIndex.end())
-      continue;
-    const Prefix &p = f.prefixes[it->second];
-    unsigned i = 0;
-    index.getAsInteger(10, i);
-    if (i < p.ids.size())
-      return registers[p.ids[i]];
-  }
-  if (getSpecialRegisterWidth(n))
-    return registers[sreg(f, n)];
-  return {};
-}
-
-void BuilderFuzzer::requireErrors(StringRef what) {
-  if (!diags.numErrors())
+void BuilderFuzzer::checkRefusal(const builder::Error &error,
+                                 StringRef what) {
+  if (error.kind == builder::ErrorKind::Diagnosed &&
+      !numErrors(error.diagnostics))
     violation((what + " failed without an error diagnostic").str(),
-              diags.text());
-}
-
-LogicalResult BuilderFuzzer::verifyBuilt(Operation *op) {
-  if (auto instOp = dyn_cast<InstOp>(op))
-    return instOp.verify();
-  if (failed(op->getName().verifyInvariants(op)))
-    return failure();
-  bool ok = true;
-  for (Region &region : op->getRegions())
-    for (Block &block : region)
-      for (Operation &nested : block)
-        ok &= succeeded(verifyBuilt(&nested));
-  return success(ok && succeeded(op->getName().verifyRegionInvariants(op)));
-}
-
-void BuilderFuzzer::finish() {
-  if (!dirty)
-    return;
-  MLIRContext *c = ctx.get();
-  for (Function &f : functions) {
-    Block &body = f.op.getBody().front();
-    Operation *previous = nullptr;
-    for (Prefix &p : f.prefixes) {
-      if (p.ids.empty())
-        continue;
-      if (previous)
-        builder.setInsertionPointAfter(previous);
-      else
-        builder.setInsertionPointToStart(&body);
-      SmallVector<Type> types(p.ids.size(), p.type);
-      auto declared = RegOp::create(
-          builder, UnknownLoc::get(c), types, TypeAttr::get(p.type),
-          ArrayAttr::get(c, {StringAttr::get(c, p.name)}),
-          DenseI64ArrayAttr::get(c, {int64_t(p.ids.size())}));
-      previous = declared;
-      for (auto [i, id] : llvm::enumerate(p.ids)) {
-        registers[id].replaceAllUsesWith(declared.getResult(i));
-        registers[id] = declared.getResult(i);
-      }
-      for (Operation *holder : p.holders)
-        holder->erase();
-      p.holders = {declared};
-      p.unused.clear();
-    }
-  }
-  dirty = false;
+              error.message);
 }
 
 void BuilderFuzzer::check() {
-  diags.all.clear();
-  finish();
-  if (failed(verifyBuilt(*module))) {
-    requireErrors("verify");
-    return;
-  }
-  if (failed(verify(*module)))
-    violation("mlir::verify rejects what the binding's verification "
+  builder::Status verified = b->verify();
+  if (!verified)
+    return checkRefusal(verified.error(), "verify");
+  MLIRContext *ctx = b->getContext();
+  Diagnostics diags(ctx);
+  if (failed(mlir::verify(b->getModule())))
+    violation("mlir::verify rejects what the builder's verification "
               "accepts", diags.text());
-  std::string exact = exportOrDie(*module, false, "Module.ptx");
-  std::string canonical = exportOrDie(*module, true, "Module.canonical_ptx");
-  if (exact != canonical)
+  builder::Result<std::string> exact = b->ptx(false);
+  if (!exact)
+    violation("export of verified IR failed (Module.ptx)",
+              exact.error().message);
+  builder::Result<std::string> canonical = b->ptx(true);
+  if (!canonical)
+    violation("export of verified IR failed (Module.canonical_ptx)",
+              canonical.error().message);
+  if (*exact != *canonical)
     violation("a built module's exact and canonical PTX differ",
-              firstDifference(exact, canonical));
+              firstDifference(*exact, *canonical));
 
   // (Imported into the builder's context: its ISA policy, and no second
   // context to set up per check.)
-  Diagnostics reimport(ctx.get());
+  Diagnostics reimport(ctx);
   llvm::SourceMgr sourceMgr;
-  addBuffer(sourceMgr, canonical, "built.ptx");
-  OwningOpRef<Operation *> imported = importPTX(sourceMgr, ctx.get());
+  addBuffer(sourceMgr, *canonical, "built.ptx");
+  OwningOpRef<Operation *> imported = importPTX(sourceMgr, ctx);
   if (!imported || reimport.numErrors())
     violation("the PTX of a verified module does not import",
-              reimport.text() + "PTX:\n" + canonical + "IR:\n" + builtIR());
-  if (failed(verify(*imported)))
+              reimport.text() + "PTX:\n" + *canonical + "IR:\n" + builtIR());
+  if (failed(mlir::verify(*imported)))
     violation("the PTX of a verified module does not verify when imported",
-              reimport.text() + "PTX:\n" + canonical + "IR:\n" + builtIR());
+              reimport.text() + "PTX:\n" + *canonical + "IR:\n" + builtIR());
   std::string back = exportOrDie(*imported, false, "re-import");
-  if (back != canonical)
+  if (back != *canonical)
     violation("the PTX of a verified module does not round-trip",
-              firstDifference(canonical, back) + "IR:\n" + builtIR());
+              firstDifference(*canonical, back) + "IR:\n" + builtIR());
 }
 
 std::string BuilderFuzzer::builtIR() {
   std::string ir;
   llvm::raw_string_ostream os(ir);
-  module->print(os, OpPrintingFlags().printGenericOpForm());
+  b->getModule()->print(os, OpPrintingFlags().printGenericOpForm());
   return ir;
 }
 

@@ -38,13 +38,13 @@ Answer importOnce(MLIRContext *ctx, llvm::StringRef text, bool generalParser) {
   addBuffer(sourceMgr, text, kFile);
   answer.module = importPTX(sourceMgr, ctx);
   if (!answer.module) {
-    checkRejection(diags, kFile, text, "import");
+    checkRejection(diags.all(), kFile, text, "import");
   } else {
     if (diags.numErrors())
       violation("import succeeded but reported an error", diags.text());
     answer.verified = succeeded(verify(*answer.module));
     if (!answer.verified) {
-      checkRejection(diags, kFile, text, "verification");
+      checkRejection(diags.all(), kFile, text, "verification");
     } else {
       if (diags.numErrors())
         violation("verification succeeded but reported an error",

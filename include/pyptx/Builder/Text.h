@@ -1,0 +1,37 @@
+//===- Text.h - PTX and MLIR text through the dialect -----------*- C++ -*-===//
+//
+// The translations pyptx._native offers besides the builder, each in a
+// fresh context, their failures reported as Diagnosed errors.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef PYPTX_BUILDER_TEXT_H
+#define PYPTX_BUILDER_TEXT_H
+
+#include "pyptx/Builder/Diagnostics.h"
+
+#include <optional>
+#include <string>
+
+namespace pyptx::builder {
+
+/// PTX text -> the dialect's MLIR text (verified).
+Result<std::string> importText(llvm::StringRef text, llvm::StringRef filename);
+
+/// The dialect's MLIR text -> PTX text.
+Result<std::string> exportText(llvm::StringRef mlirText);
+
+/// PTX text -> the transpiler's Python program (--export-python), in one
+/// step: the diagnostics (import errors, constructs the DSL cannot express)
+/// are located in the PTX text.
+Result<std::string> ptxToPython(llvm::StringRef text, llvm::StringRef filename,
+                                llvm::StringRef name,
+                                llvm::StringRef isaPolicy, bool sugar);
+
+/// Why the ISA description takes no form of this opcode (mnemonic and
+/// modifiers), or none.
+std::optional<std::string> opcodeProblem(llvm::StringRef opcode);
+
+} // namespace pyptx::builder
+
+#endif // PYPTX_BUILDER_TEXT_H
