@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from pyptx import _isa_facts
 from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx._inst import Namespace, as_address, emit, fail
@@ -441,14 +442,18 @@ def make_instr_desc_f16bf16_f32(*, m: int = 128, n: int = 256, ab_dtype: str = "
     instruction): pass it as ``idesc`` to :func:`mma` (an immediate there) or
     initialise a register with it.
 
-    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256; `a_major`,
+    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256 (those of either
+    cta_group, see ``tcgen05_mma_shapes`` in the ISA description); `a_major`,
     `b_major` "K" or "MN" (MN sets the transpose bit); `scale_a`, `scale_b`
     1 or -1 (-1 negates); `max_shift` 0..3 (.ws only). See
     :class:`pyptx.hw.tcgen05_desc.InstrDesc` for the bit layout."""
-    if m not in (64, 128, 256):
-        fail(f"make_instr_desc_f16bf16_f32: m must be 64, 128 or 256; got {m!r}")
-    if not isinstance(n, int) or n % 8 or not 8 <= n <= 256:
-        fail(f"make_instr_desc_f16bf16_f32: n must be a multiple of 8 from 8 to 256; "
+    ms = sorted({v for g in (1, 2) for v in _isa_facts.tcgen05_mma_shapes(g)["m"]})
+    ns = sorted({v for g in (1, 2) for v in _isa_facts.tcgen05_mma_shapes(g)["n"]})
+    if m not in ms:
+        fail(f"make_instr_desc_f16bf16_f32: m must be {_isa_facts.describe(ms)}; "
+             f"got {m!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or n not in ns:
+        fail(f"make_instr_desc_f16bf16_f32: n must be {_isa_facts.describe(ns)}; "
              f"got {n!r}")
     for what, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
         if scale not in (1, -1):

@@ -193,21 +193,4 @@ class Inst<string opcode, list<Group> groups, list<Operand> operands> {
   list<string> Chains = [];
 }
 
-// A special register that needs more than PTX ISA 1.0 on any target:
-// `%cluster_ctarank` needs PTX ISA 7.8 and sm_90. `name` is the register
-// without its component: "%clusterid" covers `%clusterid.x`.
-class SpecialRegister<string name, int ptx, int sm = 0> {
-  string Name = name;
-  int MinPTX = ptx;
-  int MinSM = sm;
-}
-
-// A target the `.target` directive may name, with the PTX ISA version that
-// introduced it.
-class Target<string name, int sm, int ptx> {
-  string Name = name;
-  int SM = sm;
-  int MinPTX = ptx;
-}
-
 #endif // PYPTX_DIALECT_PTX_ISA_ISABASE_TD
