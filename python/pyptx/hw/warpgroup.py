@@ -332,23 +332,16 @@ def masked_descriptor(smem_addr, *, byte_offset=0, mask=0x3FF80, const_bits=MASK
 
 # -- mma_async ------------------------------------------------------------------------------
 
-def _inputs(dtype_a, dtype_b):
-    """What wgmma takes with these A and B types (the ISA description's
-    forms, see pyptx._isa_facts.wgmma_inputs), or None. The single-bit
-    .b1 form (.and.popc) has no helper here."""
-    if "b1" in (dtype_a.name, dtype_b.name):
-        return None
-    return _isa.wgmma_inputs(dtype_a.name, dtype_b.name)
-
-
 def _check_types(shape, dtype_d, dtype_a, dtype_b):
     if not (isinstance(shape, (tuple, list)) and len(shape) == 3
             and all(isinstance(v, int) for v in shape)):
         fail(f"wgmma shape must be (m, n, k) ints, e.g. (64, 128, 16), not {shape!r}")
     m, n, k = shape
-    inputs = _inputs(dtype_a, dtype_b)
+    inputs = _isa.wgmma_inputs(dtype_a.name, dtype_b.name)
     if inputs is None:
-        pairs = [p for p in _isa.wgmma_type_pairs() if "b1" not in p]
+        # (pyptx.types has no .b1: the single-bit form has no helper)
+        pairs = [p for p in _isa.wgmma_type_pairs()
+                 if all(t in T.ALL_TYPES for t in p.split("."))]
         fail(f"wgmma has no .{dtype_a}.{dtype_b} inputs: A.B must be one of "
              f"{', '.join(pairs)}; set dtype_a and dtype_b to one of these")
     accumulators = inputs["d"]
