@@ -2,7 +2,7 @@
 //
 // Reads ISA.td (records of ISABase.td's classes) and writes one of:
 //   -gen-isa-tables   the C++ tables behind pyptx/Dialect/PTX/ISA/ISA.h
-//   -gen-isa-python   the same data as a Python module (the typed wrappers)
+//   -gen-isa-python   the facts the Python layer checks, as a Python module
 //   -gen-isa-doc      docs/isa.md, the reference of what is covered
 //
 //===----------------------------------------------------------------------===//

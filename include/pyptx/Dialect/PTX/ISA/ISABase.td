@@ -1,8 +1,9 @@
 //===- ISABase.td - the vocabulary of the PTX ISA description -*- tablegen -*-===//
 //
 // The PTX instruction set is described once, as records of the classes below;
-// pyptx-tblgen turns them into the verifier's C++ tables, the Python typed
-// wrappers' data and docs/isa.md.
+// pyptx-tblgen turns them into the verifier's C++ tables, the facts the
+// Python layer checks (targets, special registers, MMA shapes) and
+// docs/isa.md. Targets.td and SpecialRegisters.td define their own classes.
 //
 // Conventions:
 //   * PTX ISA versions are written 10 * major + minor: 78 is PTX ISA 7.8.
