@@ -1,5 +1,5 @@
 """The ISA facts the Python layer checks: targets, special registers, wgmma
-and tcgen05.mma shapes. They are described once, in the TableGen ISA
+and tcgen05 shapes. They are described once, in the TableGen ISA
 description (include/pyptx/Dialect/PTX/ISA/), and read here from the module
 pyptx-tblgen -gen-isa-python generates from it (pyptx._isa_table, built next
 to the native module); nothing here restates them."""
@@ -51,6 +51,19 @@ def wgmma_inputs(type_a: str, type_b: str) -> dict | None:
 def wgmma_type_pairs() -> list[str]:
     """Every "atype.btype" of dense wgmma.mma_async."""
     return sorted(_table().WGMMA)
+
+
+def tcgen05_ld_st_registers() -> dict[str, dict[int, int]]:
+    """tcgen05.ld/st's shapes -> {count (the N of .xN): 32-bit registers
+    per thread}."""
+    return {shape: {int(count): regs for count, regs in counts.items()}
+            for shape, counts in _table().TCGEN05_LD_ST_REGISTERS.items()}
+
+
+def tcgen05_cp_sizes() -> list[str]:
+    """tcgen05.cp's modifiers after .cta_group::N: "128x256b",
+    "64x128b.warpx2::02_13", "4x256b.b8x16.b6x16_p32", ..."""
+    return _table().TCGEN05_CP_SIZES
 
 
 def tcgen05_mma_shapes(cta_group: int) -> dict | None:

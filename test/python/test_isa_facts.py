@@ -23,7 +23,8 @@ PACKAGE = os.path.join(ROOT, "python", "pyptx")
 
 def test_the_generated_module_holds_only_what_the_python_layer_reads():
     tables = sorted(n for n in vars(isa_table()) if n.isupper() and n[0] != "_")
-    assert tables == ["SPECIAL_REGISTERS", "TARGETS", "TCGEN05_MMA_SHAPES", "WGMMA"]
+    assert tables == ["SPECIAL_REGISTERS", "TARGETS", "TCGEN05_CP_SIZES",
+                      "TCGEN05_LD_ST_REGISTERS", "TCGEN05_MMA_SHAPES", "WGMMA"]
     readers = {name: [] for name in tables}
     for path in _package_files():
         text = open(path).read()
@@ -174,6 +175,42 @@ def test_tcgen05_descriptor_shapes_are_the_data():
         else:
             with pytest.raises(KernelError, match="must be"):
                 tcgen05.make_instr_desc_f16bf16_f32(m=m, n=n)
+
+
+def test_tcgen05_ld_st_counts_are_what_the_verifier_takes():
+    registers = _isa_facts.tcgen05_ld_st_registers()
+    assert set(registers) == {"32x32b", "16x64b", "16x32bx2", "16x128b", "16x256b"}
+    for shape, count in itertools.product(registers, [0, 1, 2, 3, 4, 64, 128, 256]):
+        for op in ("ld", "st"):
+            opcode = f"tcgen05.{op}.sync.aligned.{shape}.x{count}.b32"
+            assert (count in registers[shape]) == \
+                (native().opcode_problem(opcode) is None), opcode
+
+    # The helpers pass exactly that many registers; the verifier checks the
+    # vector's length against the form.
+    @kernel(arch="sm_100a", version=(8, 6))
+    def k():
+        t = reg.scalar(T.b32)
+        for shape, counts in registers.items():
+            split = 16 if shape == "16x32bx2" else None
+            for count, n in counts.items():
+                regs = reg.array(T.b32, n)
+                tcgen05.ld(regs, t, shape=shape, count=count, half_splitoff=split)
+                tcgen05.st(t, regs, shape=shape, count=count, half_splitoff=split)
+
+    assert k.ptx().count("tcgen05.ld.sync.aligned.16x256b.x32.b32") == 1
+
+
+def test_tcgen05_cp_sizes_are_what_the_verifier_takes():
+    sizes = _isa_facts.tcgen05_cp_sizes()
+    shapes = ["128x256b", "4x256b", "128x128b", "64x128b", "32x128b", "64x256b"]
+    multicasts = ["", ".warpx2::02_13", ".warpx2::01_23", ".warpx4"]
+    formats = ["", ".b8x16.b6x16_p32", ".b8x16.b4x16_p64", ".b8x16"]
+    for parts in itertools.product(shapes, multicasts, formats):
+        size = "".join(parts)
+        opcode = f"tcgen05.cp.cta_group::1.{size}"
+        assert (size in sizes) == (native().opcode_problem(opcode) is None), opcode
+    assert len(sizes) == 18
 
 
 def test_describe():

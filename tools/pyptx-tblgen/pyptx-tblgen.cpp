@@ -388,6 +388,66 @@ std::vector<MmaShapes> readTcgen05Shapes(const RecordKeeper &records) {
   return out;
 }
 
+/// tcgen05.ld's registers per thread, by shape and .num count (1 for .x1),
+/// read from its forms' first operand (a braced vector of that many);
+/// tcgen05.st must agree, its vector being the last operand.
+std::map<std::string, std::map<int64_t, int64_t>>
+readTcgen05LdStRegisters(const std::vector<Form> &forms) {
+  std::map<std::string, std::map<int64_t, int64_t>> ld, st;
+  for (const Form &f : forms) {
+    bool isLd = f.opcode == "tcgen05.ld", isSt = f.opcode == "tcgen05.st";
+    if ((!isLd && !isSt) || f.operands.empty())
+      continue;
+    const Group *shape = nullptr, *num = nullptr;
+    for (const Group &g : f.groups) {
+      if (g.name == "shape")
+        shape = &g;
+      if (g.name == "num")
+        num = &g;
+    }
+    const Operand &data = isLd ? f.operands.front() : f.operands.back();
+    int64_t count;
+    if (!shape || !num || num->values.size() != 1 || data.kind != "vec" ||
+        StringRef(num->values[0]).drop_front().getAsInteger(10, count))
+      continue; // not a form of one count and a vector of registers
+    for (const std::string &s : shape->values)
+      (isLd ? ld : st)[s][count] = data.length;
+  }
+  for (const auto &[shape, counts] : st)
+    for (const auto &[count, regs] : counts)
+      if (ld[shape][count] != regs)
+        PrintFatalError("tcgen05.st ." + shape + ".x" + std::to_string(count) +
+                        " moves another number of registers than tcgen05.ld");
+  return ld;
+}
+
+/// tcgen05.cp's sizes: the modifiers after `.cta_group::N`
+/// ("64x128b.warpx2::02_13.b8x16.b6x16_p32"), from its forms.
+std::vector<std::string> readTcgen05CpSizes(const std::vector<Form> &forms) {
+  std::vector<std::string> sizes;
+  for (const Form &f : forms) {
+    if (f.opcode != "tcgen05.cp")
+      continue;
+    std::vector<std::string> partial = {""};
+    for (const Group &g : f.groups) {
+      if (g.name == "cta_group")
+        continue;
+      std::vector<std::string> next;
+      for (const std::string &p : partial) {
+        if (g.optional)
+          next.push_back(p);
+        for (const std::string &v : g.values)
+          next.push_back(p.empty() ? v : p + "." + v);
+      }
+      partial = std::move(next);
+    }
+    for (std::string &s : partial)
+      if (!is_contained(sizes, s))
+        sizes.push_back(std::move(s));
+  }
+  return sizes;
+}
+
 /// Stops when a form needs a target that Targets.td does not describe.
 void checkArchsAreTargets(const std::vector<Form> &forms,
                           const std::vector<Target> &targets) {
@@ -589,6 +649,18 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
           j.attribute("imm_trans", in.immTrans);
         });
     });
+    std::vector<Form> forms = readForms(records);
+    j.attributeObject("tcgen05_ld_st_registers", [&] {
+      for (const auto &[shape, counts] : readTcgen05LdStRegisters(forms))
+        j.attributeObject(shape, [&] {
+          for (const auto &[count, regs] : counts)
+            j.attribute(std::to_string(count), regs);
+        });
+    });
+    j.attributeArray("tcgen05_cp_sizes", [&] {
+      for (const std::string &size : readTcgen05CpSizes(forms))
+        j.value(size);
+    });
     j.attributeObject("tcgen05_mma_shapes", [&] {
       for (const MmaShapes &s : readTcgen05Shapes(records))
         j.attributeObject(std::to_string(s.ctaGroup), [&] {
@@ -609,6 +681,9 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
         "# WGMMA: \"atype.btype\" -> {d: accumulator types, m, k, n: valid N,\n"
         "#   imm_scale, imm_trans: whether it takes imm-scale-a/b, "
         "imm-trans-a/b}.\n"
+        "# TCGEN05_LD_ST_REGISTERS: shape -> {count (\"1\" for .x1): 32-bit "
+        "registers\n#   per thread}.\n"
+        "# TCGEN05_CP_SIZES: the modifiers after .cta_group::N of tcgen05.cp.\n"
         "# TCGEN05_MMA_SHAPES: cta_group (\"1\", \"2\") -> {m, n}: the M and N "
         "an\n#   instruction descriptor may give.\n"
         "import json\n\n_DATA = json.loads(r'''"
@@ -616,6 +691,8 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
      << "''')\nTARGETS = _DATA[\"targets\"]\n"
         "SPECIAL_REGISTERS = _DATA[\"special_registers\"]\n"
         "WGMMA = _DATA[\"wgmma\"]\n"
+        "TCGEN05_LD_ST_REGISTERS = _DATA[\"tcgen05_ld_st_registers\"]\n"
+        "TCGEN05_CP_SIZES = _DATA[\"tcgen05_cp_sizes\"]\n"
         "TCGEN05_MMA_SHAPES = _DATA[\"tcgen05_mma_shapes\"]\n";
   return false;
 }

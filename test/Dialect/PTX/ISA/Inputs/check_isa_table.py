@@ -18,3 +18,8 @@ for types in ("bf16.bf16", "s8.u8", "e4m3.e5m2"):
 for group, s in sorted(table.TCGEN05_MMA_SHAPES.items()):
     print(f"tcgen05.mma cta_group::{group}: m {' '.join(map(str, s['m']))} "
           f"n {s['n'][0]}..{s['n'][-1]} ({len(s['n'])})")
+ld = table.TCGEN05_LD_ST_REGISTERS["16x256b"]
+print("tcgen05.ld 16x256b:", " ".join(f"x{c}:{r}" for c, r in ld.items()))
+sizes = table.TCGEN05_CP_SIZES
+if "64x128b.warpx2::01_23.b8x16.b4x16_p64" in sizes:
+    print(f"tcgen05.cp sizes: {len(sizes)}, 64x128b.warpx2::01_23.b8x16.b4x16_p64 among them")
