@@ -294,11 +294,12 @@ def _valid_n(n):
 
 
 # The special registers' names as C++ string literals, two or more in one
-# braced list: `{"tid", "ntid", ...}` or `{"%tid", ...}`.
+# braced list: `{"tid", "ntid", ...}` or `{"%tid", ...}`; and targets.
 _CXX_SREG_LIST = re.compile(r'\{\s*"%?(\w+)"\s*,\s*"%?(\w+)"')
+_CXX_TARGET_LIST = re.compile(r'"sm_\d+[af]?"\s*,\s*"sm_\d+[af]?"')
 
 
-def test_no_cxx_source_restates_the_special_registers():
+def test_no_cxx_source_restates_the_special_registers_or_targets():
     sregs = {s.lstrip("%") for s in isa_table().SPECIAL_REGISTERS}
     found = []
     for directory, _, files in os.walk(os.path.join(ROOT, "lib")):
@@ -309,5 +310,7 @@ def test_no_cxx_source_restates_the_special_registers():
             for match in _CXX_SREG_LIST.finditer(text):
                 if set(match.groups()) <= sregs:
                     found.append((name, match.group(0)))
+            found += [(name, m) for m in _CXX_TARGET_LIST.findall(text)]
     assert not found, found
     assert _CXX_SREG_LIST.search('{"tid", "ntid", "ctaid"}')
+    assert _CXX_TARGET_LIST.search('{"sm_90a", "sm_100a"}')
