@@ -5,16 +5,8 @@ from __future__ import annotations
 import functools
 import os
 
-from pyptx._trace import isa_table
+from pyptx import _isa_facts
 from pyptx.errors import PyptxError
-
-# Used only when the generated pyptx._isa_table is missing: target -> lowest
-# PTX ISA version (x10) that knows it.
-_FALLBACK_MIN_PTX = {
-    "sm_70": 60, "sm_75": 63, "sm_80": 70, "sm_86": 71, "sm_87": 74, "sm_89": 78,
-    "sm_90": 78, "sm_90a": 80, "sm_100": 86, "sm_100a": 86, "sm_101a": 86,
-    "sm_120": 87, "sm_120a": 87,
-}
 
 
 def _capability_from_torch():
@@ -98,13 +90,10 @@ def resolve_arch(arch: str) -> str:
 
 
 def min_version(target: str) -> tuple[int, int]:
-    """The lowest PTX ISA version that knows `target`, e.g. sm_90a -> (8, 0)."""
-    targets = getattr(isa_table(), "TARGETS", None) or {}
-    if target in targets:
-        min_ptx = targets[target][1]
-    elif target in _FALLBACK_MIN_PTX:
-        min_ptx = _FALLBACK_MIN_PTX[target]
-    else:
+    """The lowest PTX ISA version that knows `target`, e.g. sm_90a -> (8, 0)
+    (Targets.td)."""
+    min_ptx = _isa_facts.targets().get(target)
+    if min_ptx is None:
         raise PyptxError(f"unknown target {target!r}; pass version=(major, minor)")
     return divmod(min_ptx, 10)
 

@@ -337,6 +337,7 @@ def ptx_to_python(text: str, filename: str = "<ptx>", name: str = "",
     cannot express)."""
 
 
-# The ISA description's forms (pyptx-tblgen -gen-isa-python) ship as the
-# pure-Python module pyptx._isa_table (FORMS, TARGETS, SPECIAL_REGISTERS),
-# generated at build time, for the typed wrappers.
+# The ISA facts the Python layer checks (pyptx-tblgen -gen-isa-python) ship
+# as the pure-Python module pyptx._isa_table (TARGETS, SPECIAL_REGISTERS,
+# WGMMA, TCGEN05_MMA_SHAPES), generated at build time, read by
+# pyptx._isa_facts.

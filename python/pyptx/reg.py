@@ -42,6 +42,7 @@ Operator semantics:
 """
 from __future__ import annotations
 
+from pyptx import _isa_facts
 from pyptx import types as T
 from pyptx._operands import Pipe, operand
 from pyptx._trace import get_ctx
@@ -57,9 +58,8 @@ _PREFIX = {
     "b64": "%bd", "u64": "%rd", "s64": "%sd", "f64": "%fd", "b128": "%q",
 }
 
-# Types of the special registers that are not u32 (PTX ISA, "Special Registers").
-_SREG_TYPES = {"%clock64": T.u64, "%globaltimer": T.u64, "%gridid": T.u64,
-               "%current_graph_exec": T.u64}
+# A special register's type by its width (SpecialRegisters.td gives widths).
+_SREG_TYPE_OF_WIDTH = {1: T.pred, 32: T.u32, 64: T.u64}
 
 
 class NegPred:
@@ -376,13 +376,16 @@ def _new(dtype) -> Reg:
 
 def special(name: str, dtype=None) -> SpecialReg:
     """The special register `name` ("%tid.x", "%laneid", ...), read-only;
-    its type is PTX's (u32, or u64 for %clock64 ...) unless given.
+    its type is PTX's (u32, u64 for %clock64 ..., pred for
+    %is_explicit_cluster) unless given.
     ValueError for a name PTX does not know."""
     if not name.startswith("%"):
         name = "%" + name
     ctx = get_ctx()
-    r = _make(ctx, ctx.sreg(name), _SREG_TYPES.get(name, T.u32) if dtype is None
-              else T.as_type(dtype), SpecialReg)
+    index = ctx.sreg(name)  # ValueError for a name PTX does not know
+    if dtype is None:
+        dtype = _SREG_TYPE_OF_WIDTH[_isa_facts.special_register_bits(name)]
+    r = _make(ctx, index, T.as_type(dtype), SpecialReg)
     r.special = name
     return r
 

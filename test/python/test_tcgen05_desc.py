@@ -121,7 +121,7 @@ def test_instr_desc_problem_checks_kind_shape_and_sparsity():
     assert "f16 inputs" in InstrDesc.for_kind("f16", d="f16", a="bf16").problem("f16")
     assert "cta_group::1 takes M = 64 or 128" in InstrDesc.for_kind("f16", m=256).problem("f16", 1)
     assert InstrDesc.for_kind("f16", m=256, n=256).problem("f16", 2) is None
-    assert "steps of 16" in InstrDesc.for_kind("f16", m=256, n=24).problem("f16", 2)
+    assert "N = a multiple of 16 from 16 to 256" in InstrDesc.for_kind("f16", m=256, n=24).problem("f16", 2)
     assert "sparse (.sp)" in bf16.problem("f16", 1, sparse=True)
     assert "saturate" in InstrDesc.for_kind("f16", saturate=True).problem("f16")
     assert "negate" in InstrDesc.for_kind("i8", d="s32", a="s8", negate_a=True).problem("i8")

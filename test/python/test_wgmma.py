@@ -506,12 +506,12 @@ ERRORS = [
     (err_acc_f16_count, "an f16 accumulator needs 16 registers per thread (two f16 per f16x2 "
                         "register); d has 32"),
     (err_n_bf16, "bf16 inputs needs N a multiple of 8 from 8 to 256; shape has n=20"),
-    (err_n_int8, "needs N 8, 16, 24, 32, or a multiple of 16 from 48 to 256; shape has n=40"),
+    (err_n_int8, "needs N 8, 16, 24, or a multiple of 16 from 32 to 256; shape has n=40"),
     (err_k, "has K=16 (m64nNk16); shape has k=32: use shape=(64, 128, 16)"),
     (err_m_rows, "64 rows per warpgroup (m64); shape has m=128"),
-    (err_types, "wgmma has no .bf16.f16 inputs: A and B must both be f16, both bf16"),
+    (err_types, "wgmma has no .bf16.f16 inputs: A.B must be one of bf16.bf16, e4m3.e4m3"),
     (err_dtype_d, "with bf16.bf16 inputs accumulates in f32, not f16: set dtype_d=f32"),
-    (err_trans_tf32, "trans_b=1 (an MN-major operand) exists only for f16/bf16 inputs; tf32 "
+    (err_trans_tf32, "trans_b=1 (an MN-major operand) exists only for bf16/f16 inputs; tf32 "
                      "operands must be K-major"),
     (err_trans_major, "wgmma b=smem_1 is MN-major but trans_b=0 reads it as K-major: pass "
                       "trans_b=1"),

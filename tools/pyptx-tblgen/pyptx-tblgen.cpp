@@ -2,7 +2,7 @@
 //
 // Reads ISA.td (records of ISABase.td's classes) and writes one of:
 //   -gen-isa-tables   the C++ tables behind pyptx/Dialect/PTX/ISA/ISA.h
-//   -gen-isa-python   the same data as a Python module (the typed wrappers)
+//   -gen-isa-python   the facts the Python layer checks, as a Python module
 //   -gen-isa-doc      docs/isa.md, the reference of what is covered
 //
 //===----------------------------------------------------------------------===//
@@ -19,7 +19,9 @@
 #include "llvm/TableGen/Record.h"
 #include "llvm/TableGen/TableGenBackend.h"
 
+#include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,10 @@ struct Form {
 struct Target {
   std::string name;
   int64_t sm, minPTX;
+};
+struct SpecialRegister {
+  std::string name, components;
+  int64_t bits, minMovBits, minPTX, minSM;
 };
 
 const char *const kKinds[] = {"reg",  "regimm", "imm",   "pred", "addr",
@@ -259,7 +265,7 @@ std::vector<Form> readForms(const RecordKeeper &records) {
 
 std::vector<Target> readTargets(const RecordKeeper &records) {
   std::vector<Target> targets;
-  for (const Record *r : records.getAllDerivedDefinitions("Target"))
+  for (const Record *r : records.getAllDerivedDefinitionsIfDefined("Target"))
     targets.push_back({r->getValueAsString("Name").str(),
                        r->getValueAsInt("SM"), r->getValueAsInt("MinPTX")});
   llvm::sort(targets, [](const Target &a, const Target &b) {
@@ -268,16 +274,198 @@ std::vector<Target> readTargets(const RecordKeeper &records) {
   return targets;
 }
 
-/// Special registers' needs, as (name, sm, ptx) like targets.
-std::vector<Target> readSpecialRegisters(const RecordKeeper &records) {
-  std::vector<Target> sregs;
-  for (const Record *r : records.getAllDerivedDefinitions("SpecialRegister"))
-    sregs.push_back({r->getValueAsString("Name").str(),
-                     r->getValueAsInt("MinSM"), r->getValueAsInt("MinPTX")});
-  llvm::sort(sregs, [](const Target &a, const Target &b) {
+/// The special registers, by name.
+std::vector<SpecialRegister>
+readSpecialRegisters(const RecordKeeper &records) {
+  std::vector<SpecialRegister> sregs;
+  for (const Record *r : records.getAllDerivedDefinitionsIfDefined("SpecialRegister")) {
+    SpecialRegister s{r->getValueAsString("Name").str(),
+                      r->getValueAsString("Components").str(),
+                      r->getValueAsInt("Bits"),
+                      r->getValueAsInt("MinMovBits"),
+                      r->getValueAsInt("MinPTX"),
+                      r->getValueAsInt("MinSM")};
+    if (!is_contained({1, 16, 32, 64}, s.bits) || s.minMovBits < 1 ||
+        s.minMovBits > s.bits)
+      PrintFatalError(r, "a special register has 1, 16, 32 or 64 bits, and "
+                         "MinMovBits at most that");
+    sregs.push_back(std::move(s));
+  }
+  llvm::sort(sregs, [](const SpecialRegister &a, const SpecialRegister &b) {
     return a.name < b.name;
   });
+  for (unsigned i = 1; i < sregs.size(); ++i)
+    if (sregs[i].name == sregs[i - 1].name)
+      PrintFatalError("special register '" + sregs[i].name +
+                      "' is described twice");
   return sregs;
+}
+
+/// What wgmma.mma_async (dense) takes for one pair of A and B types, read
+/// from its forms in WGMMA.td.
+struct WgmmaInputs {
+  std::vector<std::string> dtypes;
+  int64_t m = 0, k = 0;
+  std::vector<int64_t> ns;
+  // Whether the form takes imm-scale-a/b and imm-trans-a/b (the operands
+  // after a-desc, b-desc and scale-d: none, the two scales, or all four).
+  bool immScale = false, immTrans = false;
+};
+
+/// "m64n8k16" -> (64, 8, 16).
+std::optional<std::array<int64_t, 3>> parseShape(StringRef shape) {
+  std::array<int64_t, 3> mnk;
+  for (auto [i, letter] : llvm::enumerate(StringRef("mnk"))) {
+    if (!shape.consume_front(StringRef(&letter, 1)) ||
+        shape.consumeInteger(10, mnk[i]))
+      return std::nullopt;
+  }
+  if (!shape.empty())
+    return std::nullopt;
+  return mnk;
+}
+
+/// wgmma.mma_async's A.B type pairs ("bf16.bf16") and what each takes.
+std::map<std::string, WgmmaInputs> readWgmma(const std::vector<Form> &forms) {
+  std::map<std::string, WgmmaInputs> out;
+  for (const Form &f : forms) {
+    if (f.opcode != "wgmma.mma_async" || !StringRef(f.name).ends_with("_DESC"))
+      continue;
+    std::map<std::string, const Group *> groups;
+    for (const Group &g : f.groups)
+      groups[g.name] = &g;
+    if (groups.count("sp"))
+      continue; // the sparse forms: not used by pyptx.hw.warpgroup
+    for (const char *name : {"shape", "dtype", "atype", "btype"})
+      if (!groups.count(name))
+        PrintFatalError("wgmma.mma_async form " + f.name + " has no " + name +
+                        " group");
+    unsigned tail = f.operands.size() - 4; // after d, a-desc, b-desc, scale-d
+    for (const std::string &a : groups["atype"]->values)
+      for (const std::string &b : groups["btype"]->values) {
+        WgmmaInputs &in = out[a + "." + b];
+        for (const std::string &d : groups["dtype"]->values)
+          if (!is_contained(in.dtypes, d))
+            in.dtypes.push_back(d);
+        llvm::sort(in.dtypes);
+        std::vector<int64_t> ns;
+        for (const std::string &shape : groups["shape"]->values) {
+          std::optional<std::array<int64_t, 3>> mnk = parseShape(shape);
+          if (!mnk)
+            PrintFatalError("wgmma.mma_async shape '" + shape + "' of " +
+                            f.name + " is not mMnNkK");
+          if ((in.m && in.m != (*mnk)[0]) || (in.k && in.k != (*mnk)[2]))
+            PrintFatalError("wgmma.mma_async ." + a + "." + b +
+                            " has shapes of two M or K");
+          in.m = (*mnk)[0];
+          in.k = (*mnk)[2];
+          ns.push_back((*mnk)[1]);
+        }
+        if (!in.ns.empty() && in.ns != ns)
+          PrintFatalError("wgmma.mma_async ." + a + "." + b +
+                          " has forms of different N");
+        in.ns = ns;
+        in.immScale = tail >= 2;
+        in.immTrans = tail >= 4;
+      }
+  }
+  return out;
+}
+
+/// tcgen05.mma's shapes, per cta_group: (cta_group, M values, N values).
+struct MmaShapes {
+  int64_t ctaGroup;
+  std::vector<int64_t> m, n;
+};
+std::vector<MmaShapes> readTcgen05Shapes(const RecordKeeper &records) {
+  std::vector<MmaShapes> out;
+  for (const Record *r : records.getAllDerivedDefinitionsIfDefined("TC5_MMAShape"))
+    out.push_back({r->getValueAsInt("CtaGroup"),
+                   r->getValueAsListOfInts("M"), r->getValueAsListOfInts("N")});
+  llvm::sort(out, [](const MmaShapes &a, const MmaShapes &b) {
+    return a.ctaGroup < b.ctaGroup;
+  });
+  return out;
+}
+
+/// tcgen05.ld's registers per thread, by shape and .num count (1 for .x1),
+/// read from its forms' first operand (a braced vector of that many);
+/// tcgen05.st must agree, its vector being the last operand.
+std::map<std::string, std::map<int64_t, int64_t>>
+readTcgen05LdStRegisters(const std::vector<Form> &forms) {
+  std::map<std::string, std::map<int64_t, int64_t>> ld, st;
+  for (const Form &f : forms) {
+    bool isLd = f.opcode == "tcgen05.ld", isSt = f.opcode == "tcgen05.st";
+    if ((!isLd && !isSt) || f.operands.empty())
+      continue;
+    const Group *shape = nullptr, *num = nullptr;
+    for (const Group &g : f.groups) {
+      if (g.name == "shape")
+        shape = &g;
+      if (g.name == "num")
+        num = &g;
+    }
+    const Operand &data = isLd ? f.operands.front() : f.operands.back();
+    int64_t count;
+    if (!shape || !num || num->values.size() != 1 || data.kind != "vec" ||
+        StringRef(num->values[0]).drop_front().getAsInteger(10, count))
+      continue; // not a form of one count and a vector of registers
+    for (const std::string &s : shape->values)
+      (isLd ? ld : st)[s][count] = data.length;
+  }
+  for (const auto &[shape, counts] : st)
+    for (const auto &[count, regs] : counts)
+      if (ld[shape][count] != regs)
+        PrintFatalError("tcgen05.st ." + shape + ".x" + std::to_string(count) +
+                        " moves another number of registers than tcgen05.ld");
+  return ld;
+}
+
+/// tcgen05.cp's sizes: the modifiers after `.cta_group::N`
+/// ("64x128b.warpx2::02_13.b8x16.b6x16_p32"), from its forms.
+std::vector<std::string> readTcgen05CpSizes(const std::vector<Form> &forms) {
+  std::vector<std::string> sizes;
+  for (const Form &f : forms) {
+    if (f.opcode != "tcgen05.cp")
+      continue;
+    std::vector<std::string> partial = {""};
+    for (const Group &g : f.groups) {
+      if (g.name == "cta_group")
+        continue;
+      std::vector<std::string> next;
+      for (const std::string &p : partial) {
+        if (g.optional)
+          next.push_back(p);
+        for (const std::string &v : g.values)
+          next.push_back(p.empty() ? v : p + "." + v);
+      }
+      partial = std::move(next);
+    }
+    for (std::string &s : partial)
+      if (!is_contained(sizes, s))
+        sizes.push_back(std::move(s));
+  }
+  return sizes;
+}
+
+/// Stops when a form needs a target that Targets.td does not describe.
+void checkArchsAreTargets(const std::vector<Form> &forms,
+                          const std::vector<Target> &targets) {
+  auto known = [&](const std::string &name) {
+    return llvm::any_of(targets,
+                        [&](const Target &t) { return t.name == name; });
+  };
+  for (const Form &f : forms) {
+    for (const std::string &arch : f.archs)
+      if (!known(arch))
+        PrintFatalError("form " + f.name + " needs target '" + arch +
+                        "', which Targets.td does not describe");
+    for (const ValueReq &v : f.valueReqs)
+      for (const std::string &arch : v.archs)
+        if (!known(arch))
+          PrintFatalError("form " + f.name + " needs target '" + arch +
+                          "', which Targets.td does not describe");
+  }
 }
 
 std::string cstr(StringRef s) {
@@ -401,6 +589,7 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   std::string targetRows;
   raw_string_ostream t(targetRows);
   std::vector<Target> targets = readTargets(records);
+  checkArchsAreTargets(forms, targets);
   for (const Target &target : targets)
     t << "    {" << cstr(target.name) << ", " << target.sm << ", "
       << target.minPTX << "},\n";
@@ -408,94 +597,103 @@ bool emitTables(raw_ostream &os, const RecordKeeper &records) {
   os << "static constexpr size_t kNumTargets = " << targets.size() << ";\n\n";
   std::string sregRows;
   raw_string_ostream sr(sregRows);
-  std::vector<Target> sregs = readSpecialRegisters(records);
-  for (const Target &sreg : sregs)
-    sr << "    {" << cstr(sreg.name) << ", " << sreg.sm << ", "
-       << sreg.minPTX << "},\n";
-  table("TargetDesc", "kSpecialRegisters", sregRows, "    {\"\", 0, 0},\n");
+  std::vector<SpecialRegister> sregs = readSpecialRegisters(records);
+  for (const SpecialRegister &sreg : sregs)
+    sr << "    {" << cstr(sreg.name) << ", " << cstr(sreg.components) << ", "
+       << sreg.bits << ", " << sreg.minMovBits << ", " << sreg.minPTX << ", "
+       << sreg.minSM << "},\n";
+  table("SpecialRegisterDesc", "kSpecialRegisters", sregRows,
+        "    {\"\", \"\", 0, 0, 0, 0},\n");
   os << "static constexpr size_t kNumSpecialRegisters = " << sregs.size()
      << ";\n";
   return false;
 }
 
 bool emitPython(raw_ostream &os, const RecordKeeper &records) {
-  // The data as one JSON string literal: Python compiles a literal at once,
-  // where a 900 KB nest of dicts and tuples took 0.3 s to compile.
+  // Only what the Python layer reads (test_isa_facts.py checks that each
+  // table has its reader): the verifier itself is C++.
   std::string data;
   raw_string_ostream text(data);
   json::OStream j(text);
-  auto strings = [&](const std::vector<std::string> &list) {
+  auto ints = [&](const std::vector<int64_t> &list) {
     j.array([&] {
-      for (const std::string &s : list)
-        j.value(s);
+      for (int64_t v : list)
+        j.value(v);
     });
   };
   j.object([&] {
-    j.attributeArray("forms", [&] {
-      for (const Form &f : readForms(records))
-        j.object([&] {
-          j.attribute("name", f.name);
-          j.attribute("opcode", f.opcode);
-          j.attribute("family", f.family);
-          j.attribute("summary", f.summary);
-          j.attributeArray("groups", [&] {
-            for (const Group &g : f.groups)
-              j.array([&] {
-                j.value(g.name);
-                strings(g.values);
-                j.value(g.optional);
-              });
-          });
-          j.attributeArray("operands", [&] {
-            for (const Operand &o : f.operands)
-              j.array([&] {
-                j.value(o.kind);
-                j.value(o.type);
-                j.value(o.when);
-              });
-          });
-          j.attribute("min_ptx", f.minPTX);
-          j.attribute("min_sm", f.minSM);
-          j.attributeBegin("archs");
-          strings(f.archs);
-          j.attributeEnd();
-          j.attributeArray("value_reqs", [&] {
-            for (const ValueReq &v : f.valueReqs)
-              j.array([&] {
-                j.value(v.value);
-                j.value(v.minPTX);
-                j.value(v.minSM);
-                strings(v.archs);
-                j.value(v.refusal);
-              });
-          });
-          j.attribute("relaxed_types", f.relaxedTypes);
+    j.attributeObject("targets", [&] {
+      for (const Target &t : readTargets(records))
+        j.attribute(t.name, t.minPTX);
+    });
+    j.attributeObject("special_registers", [&] {
+      for (const SpecialRegister &s : readSpecialRegisters(records))
+        j.attributeArray(s.name, [&] {
+          j.value(s.bits);
+          j.value(s.components);
         });
     });
-    auto table = [&](StringRef name, const std::vector<Target> &rows) {
-      j.attributeObject(name, [&] {
-        for (const Target &t : rows)
-          j.attributeArray(t.name, [&] {
-            j.value(t.sm);
-            j.value(t.minPTX);
+    j.attributeObject("wgmma", [&] {
+      for (const auto &[types, in] : readWgmma(readForms(records)))
+        j.attributeObject(types, [&] {
+          j.attributeArray("d", [&] {
+            for (const std::string &d : in.dtypes)
+              j.value(d);
           });
-      });
-    };
-    table("targets", readTargets(records));
-    table("special_registers", readSpecialRegisters(records));
+          j.attribute("m", in.m);
+          j.attribute("k", in.k);
+          j.attributeBegin("n");
+          ints(in.ns);
+          j.attributeEnd();
+          j.attribute("imm_scale", in.immScale);
+          j.attribute("imm_trans", in.immTrans);
+        });
+    });
+    std::vector<Form> forms = readForms(records);
+    j.attributeObject("tcgen05_ld_st_registers", [&] {
+      for (const auto &[shape, counts] : readTcgen05LdStRegisters(forms))
+        j.attributeObject(shape, [&] {
+          for (const auto &[count, regs] : counts)
+            j.attribute(std::to_string(count), regs);
+        });
+    });
+    j.attributeArray("tcgen05_cp_sizes", [&] {
+      for (const std::string &size : readTcgen05CpSizes(forms))
+        j.value(size);
+    });
+    j.attributeObject("tcgen05_mma_shapes", [&] {
+      for (const MmaShapes &s : readTcgen05Shapes(records))
+        j.attributeObject(std::to_string(s.ctaGroup), [&] {
+          j.attributeBegin("m");
+          ints(s.m);
+          j.attributeEnd();
+          j.attributeBegin("n");
+          ints(s.n);
+          j.attributeEnd();
+        });
+    });
   });
-  os << "# The PTX instruction set as pyptx describes it: generated by\n"
-        "# pyptx-tblgen -gen-isa-python from include/pyptx/Dialect/PTX/ISA/"
-        "ISA.td.\n# Do not edit.\n#\n"
-        "# FORMS: dicts of name, opcode, family, summary, groups [name, "
-        "values,\n# optional], operands [kind, type, when], min_ptx, min_sm, "
-        "archs,\n# value_reqs [value, min_ptx, min_sm, archs, refusal (not empty: the\n# form refuses the value)], "
-        "relaxed_types.\n"
-        "# TARGETS and SPECIAL_REGISTERS: name -> [sm, min_ptx].\n"
+  os << "# ISA facts the Python layer reads: generated by pyptx-tblgen\n"
+        "# -gen-isa-python from include/pyptx/Dialect/PTX/ISA/ISA.td. Do not "
+        "edit.\n#\n"
+        "# TARGETS: `.target` name -> lowest PTX ISA version (x10).\n"
+        "# SPECIAL_REGISTERS: name -> [bits, components (\"xyzw\" or \"\")].\n"
+        "# WGMMA: \"atype.btype\" -> {d: accumulator types, m, k, n: valid N,\n"
+        "#   imm_scale, imm_trans: whether it takes imm-scale-a/b, "
+        "imm-trans-a/b}.\n"
+        "# TCGEN05_LD_ST_REGISTERS: shape -> {count (\"1\" for .x1): 32-bit "
+        "registers\n#   per thread}.\n"
+        "# TCGEN05_CP_SIZES: the modifiers after .cta_group::N of tcgen05.cp.\n"
+        "# TCGEN05_MMA_SHAPES: cta_group (\"1\", \"2\") -> {m, n}: the M and N "
+        "an\n#   instruction descriptor may give.\n"
         "import json\n\n_DATA = json.loads(r'''"
      << data
-     << "''')\nFORMS = _DATA[\"forms\"]\nTARGETS = _DATA[\"targets\"]\n"
-        "SPECIAL_REGISTERS = _DATA[\"special_registers\"]\n";
+     << "''')\nTARGETS = _DATA[\"targets\"]\n"
+        "SPECIAL_REGISTERS = _DATA[\"special_registers\"]\n"
+        "WGMMA = _DATA[\"wgmma\"]\n"
+        "TCGEN05_LD_ST_REGISTERS = _DATA[\"tcgen05_ld_st_registers\"]\n"
+        "TCGEN05_CP_SIZES = _DATA[\"tcgen05_cp_sizes\"]\n"
+        "TCGEN05_MMA_SHAPES = _DATA[\"tcgen05_mma_shapes\"]\n";
   return false;
 }
 
@@ -661,10 +859,18 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
         "| `.target` | needs |\n|---|---|\n";
   for (const Target &t : readTargets(records))
     os << "| `" << t.name << "` | PTX ISA " << version(t.minPTX) << " |\n";
-  os << "\n| special register | needs |\n|---|---|\n";
-  for (const Target &t : readSpecialRegisters(records))
-    os << "| `" << t.name << "` | " << requirements(t.minPTX, t.sm, {})
-       << " |\n";
+  os << "\n| special register | bits | needs |\n|---|---|---|\n";
+  for (const SpecialRegister &s : readSpecialRegisters(records)) {
+    std::string components;
+    for (char c : s.components)
+      components += (components.empty() ? "" : ",") + std::string(1, c);
+    os << "| `" << s.name
+       << (components.empty() ? "" : ".{" + components + "}") << "` | "
+       << s.bits;
+    if (s.minMovBits != s.bits)
+      os << " (a mov moves " << s.minMovBits << " to " << s.bits << ")";
+    os << " | " << requirements(s.minPTX, s.minSM, {}) << " |\n";
+  }
   return false;
 }
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 
+from pyptx import _isa_facts
 from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx._inst import Namespace, as_address, emit, fail
@@ -38,13 +39,6 @@ _MMA_KINDS = tuple(FORMATS)  # f16, tf32, f8f6f4, i8
 _BLOCK_SCALED_KINDS = ("mxf8f6f4", "mxf4", "mxf4nvf4")
 _COLLECTORS = ("discard", "lastuse", "fill", "use")
 
-# tcgen05.ld/st: 32-bit registers per thread for one repetition (.x1) of a shape.
-_REGS_PER_REPEAT = {"32x32b": 1, "16x64b": 1, "16x32bx2": 1, "16x128b": 2, "16x256b": 4}
-_COUNTS = (1, 2, 4, 8, 16, 32, 64, 128)
-
-_CP_SHAPES = ("128x256b", "4x256b", "128x128b", "64x128b.warpx2::02_13",
-              "64x128b.warpx2::01_23", "32x128b.warpx4")
-_CP_FORMATS = ("", ".b8x16.b6x16_p32", ".b8x16.b4x16_p64")
 
 
 # -- checks --------------------------------------------------------------------------
@@ -97,22 +91,25 @@ def _regs_of(op: str, what: str, regs) -> list:
 def _ld_st_modifiers(op: str, regs: list, what: str, shape: str, count, dtype,
                      half_splitoff) -> tuple[str, list]:
     """(".<shape>.x<count>", [immHalfSplitoff]) after checking the register count."""
-    if shape not in _REGS_PER_REPEAT:
-        fail(f"tcgen05.{op}: shape must be one of {tuple(_REGS_PER_REPEAT)}; got {shape!r}")
-    if count not in _COUNTS or isinstance(count, bool):
-        fail(f"tcgen05.{op}: count must be a power of two from 1 to 128 (.x1 .. .x128); "
-             f"got {count!r}")
+    registers = _isa_facts.tcgen05_ld_st_registers()  # shape -> {count: registers}
+    if shape not in registers:
+        fail(f"tcgen05.{op}: shape must be one of {tuple(registers)}; got {shape!r}")
+    counts = sorted({c for of_shape in registers.values() for c in of_shape})
+    if count not in counts or isinstance(count, bool):
+        fail(f"tcgen05.{op}: count must be {_isa_facts.describe(counts)} (.x1 .. "
+             f".x{counts[-1]}); got {count!r}")
     if str(dtype).lstrip(".") != "b32":
         fail(f"tcgen05.{op} moves .b32 data only; got dtype={dtype!r}")
-    need = _REGS_PER_REPEAT[shape] * count
-    if need > 128:
-        top = 128 // _REGS_PER_REPEAT[shape]
-        fail(f"tcgen05.{op} .{shape}.x{count} would move {need} registers per thread; "
-             f".{shape} allows .x1 to .x{top} (at most 128 registers)")
+    of_shape = registers[shape]
+    per_repeat = of_shape[1]
+    if count not in of_shape:
+        fail(f"tcgen05.{op} .{shape}.x{count} would move {per_repeat * count} registers "
+             f"per thread; .{shape} allows .x1 to .x{max(of_shape)} (at most "
+             f"{of_shape[max(of_shape)]} registers)")
+    need = of_shape[count]
     if len(regs) != need:
-        fits = len(regs) // _REGS_PER_REPEAT[shape]
-        other = f", or count={fits}" if fits in _COUNTS and \
-            fits * _REGS_PER_REPEAT[shape] == len(regs) else ""
+        fits = len(regs) // per_repeat
+        other = f", or count={fits}" if of_shape.get(fits) == len(regs) else ""
         fail(f"tcgen05.{op} .{shape}.x{count} moves {need} 32-bit registers per thread; "
              f"{what} has {len(regs)} (pass {need} registers, e.g. reg.array(b32, {need})"
              f"{other})")
@@ -415,9 +412,9 @@ def cp(taddr, src, *, cta_group: int = 1, size: str = "128x256b", src_is_addr=No
     if src_is_addr or _is_memory(src):
         fail("tcgen05.cp copies from a shared memory *descriptor* (a u64 register, e.g. "
              "ptx.tcgen05.descriptor(tile, ...)), not from an address")
-    if not any(size == s + f for s in _CP_SHAPES for f in _CP_FORMATS):
-        fail(f"tcgen05.cp size must be one of {_CP_SHAPES} (optionally + '.b8x16.b6x16_p32' "
-             f"or '.b8x16.b4x16_p64'); got {size!r}")
+    sizes = _isa_facts.tcgen05_cp_sizes()
+    if size not in sizes:
+        fail(f"tcgen05.cp size must be one of {', '.join(sizes)}; got {size!r}")
     n = _use_cta_group("cp", cta_group)
     emit(f"tcgen05.cp.cta_group::{n}.{size}", _tmem("cp", taddr), src, pred=pred)
 
@@ -441,14 +438,18 @@ def make_instr_desc_f16bf16_f32(*, m: int = 128, n: int = 256, ab_dtype: str = "
     instruction): pass it as ``idesc`` to :func:`mma` (an immediate there) or
     initialise a register with it.
 
-    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256; `a_major`,
+    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256 (those of either
+    cta_group, see ``tcgen05_mma_shapes`` in the ISA description); `a_major`,
     `b_major` "K" or "MN" (MN sets the transpose bit); `scale_a`, `scale_b`
     1 or -1 (-1 negates); `max_shift` 0..3 (.ws only). See
     :class:`pyptx.hw.tcgen05_desc.InstrDesc` for the bit layout."""
-    if m not in (64, 128, 256):
-        fail(f"make_instr_desc_f16bf16_f32: m must be 64, 128 or 256; got {m!r}")
-    if not isinstance(n, int) or n % 8 or not 8 <= n <= 256:
-        fail(f"make_instr_desc_f16bf16_f32: n must be a multiple of 8 from 8 to 256; "
+    ms = sorted({v for g in (1, 2) for v in _isa_facts.tcgen05_mma_shapes(g)["m"]})
+    ns = sorted({v for g in (1, 2) for v in _isa_facts.tcgen05_mma_shapes(g)["n"]})
+    if m not in ms:
+        fail(f"make_instr_desc_f16bf16_f32: m must be {_isa_facts.describe(ms)}; "
+             f"got {m!r}")
+    if not isinstance(n, int) or isinstance(n, bool) or n not in ns:
+        fail(f"make_instr_desc_f16bf16_f32: n must be {_isa_facts.describe(ns)}; "
              f"got {n!r}")
     for what, scale in (("scale_a", scale_a), ("scale_b", scale_b)):
         if scale not in (1, -1):

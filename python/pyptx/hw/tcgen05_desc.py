@@ -37,6 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pyptx import _isa_facts
+
 KINDS = ("f16", "tf32", "f8f6f4", "i8")
 
 D_FORMATS = {"f16": 0, "f32": 1, "s32": 2}
@@ -187,13 +189,13 @@ class InstrDesc:
         if sparse is not None and self.sparse != sparse:
             return (f"the descriptor says {'sparse' if self.sparse else 'dense'} (bit 2) "
                     f"but the instruction is {'sparse (.sp)' if sparse else 'dense'}")
-        if cta_group == 1:
-            if self.m not in (64, 128) or self.n % 8 or not 8 <= self.n <= 256:
-                return (f"cta_group::1 takes M = 64 or 128 and N = 8..256 in steps of 8; "
-                        f"the descriptor has M = {self.m}, N = {self.n}")
-        elif self.m not in (128, 256) or self.n % 16 or not 16 <= self.n <= 256:
-            return (f"cta_group::2 takes M = 128 or 256 and N = 16..256 in steps of 16; "
-                    f"the descriptor has M = {self.m}, N = {self.n}")
+        shapes = _isa_facts.tcgen05_mma_shapes(cta_group)
+        if shapes is None:
+            return f"tcgen05.mma has no cta_group::{cta_group}"
+        if self.m not in shapes["m"] or self.n not in shapes["n"]:
+            return (f"cta_group::{cta_group} takes M = {_isa_facts.describe(shapes['m'])} "
+                    f"and N = {_isa_facts.describe(shapes['n'])}; the descriptor has "
+                    f"M = {self.m}, N = {self.n}")
         return None
 
 

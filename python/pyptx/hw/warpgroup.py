@@ -23,6 +23,7 @@ the kernel author's line.
 """
 from __future__ import annotations
 
+from pyptx import _isa_facts as _isa
 from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx import wgmma_layout as _layout
@@ -40,11 +41,6 @@ _CONST_NAMES = {SWIZZLE_NONE: "SWIZZLE_NONE", SWIZZLE_128B: "SWIZZLE_128B",
                 SWIZZLE_64B: "SWIZZLE_64B", SWIZZLE_32B: "SWIZZLE_32B"}
 _PATTERN_BYTES = {SWIZZLE_128B: 1024, SWIZZLE_64B: 512, SWIZZLE_32B: 256}
 
-# Input type families: (K of the instruction, accumulator types).
-_FAMILIES = {"f16": (16, ("f16", "f32")), "bf16": (16, ("f32",)), "tf32": (8, ("f32",)),
-             "fp8": (32, ("f16", "f32")), "int8": (32, ("s32",))}
-_FP8 = ("e4m3", "e5m2")
-_INT8 = ("s8", "u8")
 # Register types an accumulator of each type is held in.
 _D_REGS = {"f32": ("f32",), "s32": ("s32",), "f16": ("f16x2", "b32")}
 
@@ -336,49 +332,34 @@ def masked_descriptor(smem_addr, *, byte_offset=0, mask=0x3FF80, const_bits=MASK
 
 # -- mma_async ------------------------------------------------------------------------------
 
-def _family(dtype_a, dtype_b):
-    a, b = dtype_a.name, dtype_b.name
-    if a == b and a in ("f16", "bf16", "tf32"):
-        return a
-    if a in _FP8 and b in _FP8:
-        return "fp8"
-    if a in _INT8 and b in _INT8:
-        return "int8"
-    return None
-
-
-def _valid_n(family, n) -> bool:
-    if family == "int8":
-        return n in (8, 16, 24, 32) or (n % 16 == 0 and 48 <= n <= 256)
-    return n % 8 == 0 and 8 <= n <= 256
-
-
 def _check_types(shape, dtype_d, dtype_a, dtype_b):
     if not (isinstance(shape, (tuple, list)) and len(shape) == 3
             and all(isinstance(v, int) for v in shape)):
         fail(f"wgmma shape must be (m, n, k) ints, e.g. (64, 128, 16), not {shape!r}")
     m, n, k = shape
-    family = _family(dtype_a, dtype_b)
-    if family is None:
-        fail(f"wgmma has no .{dtype_a}.{dtype_b} inputs: A and B must both be f16, both "
-             f"bf16, both tf32, fp8 (e4m3/e5m2, mixed allowed) or 8-bit integers "
-             f"(s8/u8, mixed allowed); set dtype_a and dtype_b to one of these")
-    want_k, accumulators = _FAMILIES[family]
+    inputs = _isa.wgmma_inputs(dtype_a.name, dtype_b.name)
+    if inputs is None:
+        # (pyptx.types has no .b1: the single-bit form has no helper)
+        pairs = [p for p in _isa.wgmma_type_pairs()
+                 if all(t in T.ALL_TYPES for t in p.split("."))]
+        fail(f"wgmma has no .{dtype_a}.{dtype_b} inputs: A.B must be one of "
+             f"{', '.join(pairs)}; set dtype_a and dtype_b to one of these")
+    accumulators = inputs["d"]
     if dtype_d.name not in accumulators:
         fail(f"wgmma with {dtype_a}.{dtype_b} inputs accumulates in "
              f"{' or '.join(accumulators)}, not {dtype_d}: set dtype_d="
              f"{accumulators[-1]}")
-    if m != 64:
-        fail(f"wgmma computes 64 rows per warpgroup (m64); shape has m={m}: use "
-             f"shape=(64, {n}, {k}) and one wgmma per 64 rows")
+    want_m, want_k = inputs["m"], inputs["k"]
+    if m != want_m:
+        fail(f"wgmma computes {want_m} rows per warpgroup (m{want_m}); shape has m={m}: "
+             f"use shape=({want_m}, {n}, {k}) and one wgmma per {want_m} rows")
     if k != want_k:
-        fail(f"wgmma with {dtype_a} inputs has K={want_k} (m64nNk{want_k}); shape has "
-             f"k={k}: use shape=({m}, {n}, {want_k}) and one wgmma per K step")
-    if not _valid_n(family, n):
-        rule = ("8, 16, 24, 32, or a multiple of 16 from 48 to 256" if family == "int8"
-                else "a multiple of 8 from 8 to 256")
-        fail(f"wgmma with {dtype_a} inputs needs N {rule}; shape has n={n}")
-    return family, m, n, k
+        fail(f"wgmma with {dtype_a} inputs has K={want_k} (m{want_m}nNk{want_k}); shape "
+             f"has k={k}: use shape=({m}, {n}, {want_k}) and one wgmma per K step")
+    if n not in inputs["n"]:
+        fail(f"wgmma with {dtype_a} inputs needs N {_isa.describe(inputs['n'])}; shape "
+             f"has n={n}")
+    return inputs, m, n, k
 
 
 def _check_accumulator(d, dtype_d, m, n):
@@ -417,20 +398,22 @@ def _scale_d_operand(scale_d):
          f"register, not {scale_d!r}")
 
 
-def _check_flags(family, dtype_a, scale_a, scale_b, trans_a, trans_b):
+def _check_flags(inputs, dtype_a, scale_a, scale_b, trans_a, trans_b):
     for name, value in (("scale_a", scale_a), ("scale_b", scale_b)):
         if value not in (1, -1) or isinstance(value, bool):
             fail(f"wgmma {name} must be 1 or -1 (-1 negates the operand), not {value!r}")
-        if family == "int8" and value != 1:
-            fail(f"wgmma with 8-bit integer inputs cannot negate operands; {name} must be "
+        if not inputs["imm_scale"] and value != 1:
+            fail(f"wgmma with {dtype_a} inputs cannot negate operands; {name} must be "
                  f"1 (negate the data instead)")
     for name, value in (("trans_a", trans_a), ("trans_b", trans_b)):
         if value not in (0, 1) or isinstance(value, bool):
             fail(f"wgmma {name} must be 0 (K-major) or 1 (MN-major), not {value!r}")
-        if value and family not in ("f16", "bf16"):
-            fail(f"wgmma {name}=1 (an MN-major operand) exists only for f16/bf16 inputs; "
-                 f"{dtype_a} operands must be K-major: store the tile K-major and pass "
-                 f"{name}=0")
+        if value and not inputs["imm_trans"]:
+            with_trans = [p.split(".")[0] for p in _isa.wgmma_type_pairs()
+                          if _isa.wgmma_inputs(*p.split("."))["imm_trans"]]
+            fail(f"wgmma {name}=1 (an MN-major operand) exists only for "
+                 f"{'/'.join(with_trans)} inputs; {dtype_a} operands must be K-major: "
+                 f"store the tile K-major and pass {name}=0")
 
 
 def _tile_layout(alloc, what):
@@ -532,9 +515,9 @@ def mma_async(*, shape, dtype_d, dtype_a, dtype_b, d, a, b, scale_d=False, scale
       K-major, 1 for MN-major (f16/bf16 only). A tile's major must match.
     """
     dtype_d, dtype_a, dtype_b = T.as_type(dtype_d), T.as_type(dtype_a), T.as_type(dtype_b)
-    family, m, n, k = _check_types(shape, dtype_d, dtype_a, dtype_b)
+    inputs, m, n, k = _check_types(shape, dtype_d, dtype_a, dtype_b)
     _check_accumulator(d, dtype_d, m, n)
-    _check_flags(family, dtype_a, scale_a, scale_b, trans_a, trans_b)
+    _check_flags(inputs, dtype_a, scale_a, scale_b, trans_a, trans_b)
     scale = _scale_d_operand(scale_d)
     a_in_registers = isinstance(a, (_reg.RegArray, list, tuple))
     if a_in_registers:
@@ -555,9 +538,9 @@ def mma_async(*, shape, dtype_d, dtype_a, dtype_b, d, a, b, scale_d=False, scale
         a = _operand_descriptor(a, "a", dtype_a, trans_a, a_k_offset, m, k)
     b = _operand_descriptor(b, "b", dtype_b, trans_b, b_k_offset, n, k)
     operands = [d if isinstance(d, _reg.RegArray) else list(d), a, b, scale]
-    if family != "int8":
+    if inputs["imm_scale"]:
         operands += [scale_a, scale_b]
-    if family in ("f16", "bf16"):
+    if inputs["imm_trans"]:
         operands += [trans_b] if a_in_registers else [trans_a, trans_b]
     emit(f"wgmma.mma_async.sync.aligned.m{m}n{n}k{k}.{dtype_d}.{dtype_a}.{dtype_b}",
          *operands, pred=pred)

@@ -1462,48 +1462,8 @@ LogicalResult RegOp::verify() {
 
 /// Bit width of a special register, or 0 if `name` is not one.
 unsigned pyptx::getSpecialRegisterWidth(StringRef name) {
-  if (!name.consume_front("%"))
-    return 0;
-  auto [base, component] = name.split('.');
-  bool hasComponent = name.contains('.');
-  if (hasComponent) {
-    if (component != "x" && component != "y" && component != "z" &&
-        component != "w")
-      return 0;
-    if (llvm::is_contained({"tid", "ntid", "ctaid", "nctaid", "clusterid",
-                            "nclusterid", "cluster_ctaid", "cluster_nctaid"},
-                           base))
-      return 32;
-    return 0;
-  }
-  if (llvm::is_contained(
-          {"laneid", "warpid", "nwarpid", "smid", "nsmid", "lanemask_eq",
-           "lanemask_le", "lanemask_lt", "lanemask_ge", "lanemask_gt", "clock",
-           "clock_hi", "globaltimer_lo", "globaltimer_hi", "total_smem_size",
-           "aggr_smem_size", "dynamic_smem_size", "reserved_smem_offset_begin",
-           "reserved_smem_offset_end", "reserved_smem_offset_cap",
-           "cluster_ctarank", "cluster_nctarank"},
-          base))
-    return 32;
-  if (llvm::is_contained({"gridid", "clock64", "globaltimer",
-                          "current_graph_exec"},
-                         base))
-    return 64;
-  if (base == "is_explicit_cluster")
-    return 1;
-  unsigned index;
-  StringRef rest = base;
-  if (rest.consume_front("envreg"))
-    return !rest.getAsInteger(10, index) && index < 32 ? 32 : 0;
-  if (rest.consume_front("reserved_smem_offset_"))
-    return !rest.getAsInteger(10, index) && index < 2 ? 32 : 0;
-  if (rest.consume_front("pm")) {
-    bool wide = rest.consume_back("_64");
-    if (rest.getAsInteger(10, index) || index > 7)
-      return 0;
-    return wide ? 64 : 32;
-  }
-  return 0;
+  const ptxisa::SpecialRegisterDesc *sreg = ptxisa::lookupSpecialRegister(name);
+  return sreg ? sreg->bits : 0;
 }
 
 LogicalResult SRegOp::verify() {
@@ -1979,13 +1939,11 @@ static ptxisa::OperandView viewOperand(InstOp op, Attribute attr,
     if (auto sreg = value.getDefiningOp<SRegOp>()) {
       // (A register an imported file never declares is no special register.)
       view.special = !sreg.getUndeclared();
-      view.specialBits = getSpecialRegisterWidth(sreg.getName());
-      // ptxas 13.0 still takes the 16-bit moves of PTX 1.x's `%tid` family
-      // and the 16- and 32-bit ones of `%gridid` (64-bit since PTX 3.0).
-      StringRef base = sreg.getName().split('.').first;
-      bool legacy = llvm::is_contained(
-          {"%tid", "%ntid", "%ctaid", "%nctaid", "%gridid"}, base);
-      view.specialMinMovBits = legacy ? 16 : view.specialBits;
+      if (const ptxisa::SpecialRegisterDesc *desc =
+              ptxisa::lookupSpecialRegister(sreg.getName())) {
+        view.specialBits = desc->bits;
+        view.specialMinMovBits = desc->minMovBits;
+      }
     } else if (isa<PredType>(value.getType()))
       view.type = "pred";
     else if (auto reg = dyn_cast<RegType>(value.getType());

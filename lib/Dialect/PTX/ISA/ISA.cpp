@@ -73,6 +73,21 @@ const TargetDesc *lookupTarget(StringRef name) {
   return it;
 }
 
+const SpecialRegisterDesc *lookupSpecialRegister(StringRef name) {
+  auto [base, component] = name.split('.');
+  const SpecialRegisterDesc *end = kSpecialRegisters + kNumSpecialRegisters;
+  const SpecialRegisterDesc *it = std::lower_bound(
+      kSpecialRegisters, end, base,
+      [](const SpecialRegisterDesc &s, StringRef n) { return s.name < n; });
+  if (it == end || it->name != base)
+    return nullptr;
+  bool componentOK = name.contains('.')
+                         ? component.size() == 1 &&
+                               it->components.contains(component)
+                         : it->components.empty();
+  return componentOK ? it : nullptr;
+}
+
 std::string formatVersion(unsigned version) {
   return std::to_string(version / 10) + "." + std::to_string(version % 10);
 }
@@ -1111,12 +1126,8 @@ std::optional<Problem> checkInst(const InstView &inst,
 
 std::optional<std::string> checkSpecialRegister(StringRef name,
                                                 const ModuleView &module) {
-  StringRef base = name.split('.').first;
-  const TargetDesc *end = kSpecialRegisters + kNumSpecialRegisters;
-  const TargetDesc *sreg = std::lower_bound(
-      kSpecialRegisters, end, base,
-      [](const TargetDesc &t, StringRef n) { return t.name < n; });
-  if (sreg == end || sreg->name != base)
+  const SpecialRegisterDesc *sreg = lookupSpecialRegister(name);
+  if (!sreg)
     return std::nullopt;
   if (module.version && module.version < sreg->minPTX)
     return "special register '" + name.str() + "' needs PTX ISA " +
@@ -1124,9 +1135,9 @@ std::optional<std::string> checkSpecialRegister(StringRef name,
            formatVersion(module.version) + " (raise .version to " +
            formatVersion(sreg->minPTX) + ")";
   const TargetDesc *target = lookupTarget(module.target);
-  if (target && target->sm < sreg->sm)
+  if (target && target->sm < sreg->minSM)
     return "special register '" + name.str() + "' needs sm_" +
-           std::to_string(sreg->sm) + " or newer; this module targets " +
+           std::to_string(sreg->minSM) + " or newer; this module targets " +
            module.target.str();
   return std::nullopt;
 }

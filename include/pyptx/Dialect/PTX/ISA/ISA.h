@@ -95,6 +95,18 @@ struct TargetDesc {
   uint16_t sm, minPTX;
 };
 
+/// A special register (SpecialRegisters.td): `name` without its component.
+struct SpecialRegisterDesc {
+  llvm::StringLiteral name;
+  /// The components it is read by, one letter each ("xyzw"); empty for a
+  /// register read whole.
+  llvm::StringLiteral components;
+  /// Its width (1: a predicate), and the fewest bits a mov of it moves
+  /// (fewer than `bits` only for PTX 1.x's `%tid` family and `%gridid`).
+  uint16_t bits, minMovBits;
+  uint16_t minPTX, minSM;
+};
+
 /// Every form, ordered by mnemonic.
 llvm::ArrayRef<FormDesc> allForms();
 /// The forms whose opcode starts with `mnemonic`.
@@ -109,6 +121,9 @@ llvm::ArrayRef<llvm::StringLiteral> valuesOf(const GroupDesc &group);
 llvm::ArrayRef<int64_t> oneOfValues(const OperandDesc &operand);
 /// The target `.target` names, or null when PTX has no such target.
 const TargetDesc *lookupTarget(llvm::StringRef name);
+/// The special register `name` ("%tid.x", "%laneid"), or null when PTX has
+/// no such register (or it lacks or has no such component).
+const SpecialRegisterDesc *lookupSpecialRegister(llvm::StringRef name);
 
 //===----------------------------------------------------------------------===//
 // Checks

@@ -1,8 +1,9 @@
 //===- ISABase.td - the vocabulary of the PTX ISA description -*- tablegen -*-===//
 //
 // The PTX instruction set is described once, as records of the classes below;
-// pyptx-tblgen turns them into the verifier's C++ tables, the Python typed
-// wrappers' data and docs/isa.md.
+// pyptx-tblgen turns them into the verifier's C++ tables, the facts the
+// Python layer checks (targets, special registers, MMA shapes) and
+// docs/isa.md. Targets.td and SpecialRegisters.td define their own classes.
 //
 // Conventions:
 //   * PTX ISA versions are written 10 * major + minor: 78 is PTX ISA 7.8.
@@ -191,23 +192,6 @@ class Inst<string opcode, list<Group> groups, list<Operand> operands> {
   // be of one chain.
   int Head = 0;
   list<string> Chains = [];
-}
-
-// A special register that needs more than PTX ISA 1.0 on any target:
-// `%cluster_ctarank` needs PTX ISA 7.8 and sm_90. `name` is the register
-// without its component: "%clusterid" covers `%clusterid.x`.
-class SpecialRegister<string name, int ptx, int sm = 0> {
-  string Name = name;
-  int MinPTX = ptx;
-  int MinSM = sm;
-}
-
-// A target the `.target` directive may name, with the PTX ISA version that
-// introduced it.
-class Target<string name, int sm, int ptx> {
-  string Name = name;
-  int SM = sm;
-  int MinPTX = ptx;
 }
 
 #endif // PYPTX_DIALECT_PTX_ISA_ISABASE_TD

@@ -366,4 +366,19 @@ def TC5_FENCE_AFTER : Inst<"tcgen05.fence::after_thread_sync", [], []> {
 
 } // Family = "Tensor core generation 5 (tcgen05)"
 
+//===--- tcgen05.mma shapes -------------------------------------------------===//
+
+// The M and N that tcgen05.mma's instruction descriptor may give at
+// `.cta_group::ctaGroup`: M one of `m`, N a multiple of `nStep` up to 256.
+// (ptxas cannot check them: the descriptor is an operand. These are the
+// rules pyptx.hw.tcgen05 checks a descriptor it knows against.)
+class TC5_MMAShape<int ctaGroup, list<int> m, int nStep> {
+  int CtaGroup = ctaGroup;
+  list<int> M = m;
+  list<int> N = !foreach(i, !range(1, !add(!div(256, nStep), 1)),
+                         !mul(i, nStep));
+}
+def : TC5_MMAShape<1, [64, 128], 8>;
+def : TC5_MMAShape<2, [128, 256], 16>;
+
 #endif // PYPTX_DIALECT_PTX_ISA_TCGEN05_TD

@@ -3,7 +3,15 @@
 #ifndef PYPTX_DIALECT_PTX_ISA_TARGETS_TD
 #define PYPTX_DIALECT_PTX_ISA_TARGETS_TD
 
-include "pyptx/Dialect/PTX/ISA/ISABase.td"
+// A target the `.target` directive may name, with the PTX ISA version that
+// introduced it. The `a` targets name the arch-specific features of one
+// architecture, the `f` targets those of its family (ISABase.td's SM90a,
+// SM100a, SM100f and SM120a lists).
+class Target<string name, int sm, int ptx> {
+  string Name = name;
+  int SM = sm;
+  int MinPTX = ptx;
+}
 
 def : Target<"sm_50", 50, 40>;
 def : Target<"sm_52", 52, 41>;

@@ -7,9 +7,19 @@ spec = importlib.util.spec_from_file_location("isa_table", sys.argv[1])
 table = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(table)
 
-wgmma = [f for f in table.FORMS if f["opcode"] == "wgmma.mma_async"]
-print("wgmma.mma_async archs:", " ".join(sorted({a for f in wgmma for a in f["archs"]})))
-add = next(f for f in table.FORMS if f["name"] == "ADD_INT")
-print("add.s32 type group:", " ".join(dict((g[0], g[1]) for g in add["groups"])["type"]))
-print("sm_90a needs PTX %d.%d" % divmod(table.TARGETS["sm_90a"][1], 10))
-print("families:", len({f["family"] for f in table.FORMS}))
+print("tables:", " ".join(sorted(n for n in vars(table) if n.isupper())))
+print("sm_90a needs PTX %d.%d" % divmod(table.TARGETS["sm_90a"], 10))
+print("%%tid: %d bits, components %s" % tuple(table.SPECIAL_REGISTERS["%tid"]))
+print("%%is_explicit_cluster: %d bit" % table.SPECIAL_REGISTERS["%is_explicit_cluster"][0])
+for types in ("bf16.bf16", "s8.u8", "e4m3.e5m2"):
+    w = table.WGMMA[types]
+    print(f"wgmma {types}: d {' '.join(w['d'])} m{w['m']} k{w['k']} "
+          f"n {' '.join(map(str, w['n']))} scale {w['imm_scale']} trans {w['imm_trans']}")
+for group, s in sorted(table.TCGEN05_MMA_SHAPES.items()):
+    print(f"tcgen05.mma cta_group::{group}: m {' '.join(map(str, s['m']))} "
+          f"n {s['n'][0]}..{s['n'][-1]} ({len(s['n'])})")
+ld = table.TCGEN05_LD_ST_REGISTERS["16x256b"]
+print("tcgen05.ld 16x256b:", " ".join(f"x{c}:{r}" for c, r in ld.items()))
+sizes = table.TCGEN05_CP_SIZES
+if "64x128b.warpx2::01_23.b8x16.b4x16_p64" in sizes:
+    print(f"tcgen05.cp sizes: {len(sizes)}, 64x128b.warpx2::01_23.b8x16.b4x16_p64 among them")
