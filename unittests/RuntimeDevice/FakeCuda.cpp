@@ -355,3 +355,25 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(
   std::memcpy(tensorMap, &globalAddress, sizeof(globalAddress));
   return CUDA_SUCCESS;
 }
+
+// For tests in other languages (a Python test reaches these via ctypes).
+extern "C" {
+int fakecudaNumLaunches() { return int(records().launches.size()); }
+int fakecudaLaunchDevice(int i) { return records().launches.at(i).device; }
+unsigned long long fakecudaLaunchParam(int i) {
+  return records().launches.at(i).firstParam;
+}
+int fakecudaNumLoads() { return int(records().loads.size()); }
+int fakecudaNumAttributeSets() { return int(records().attributeSets.size()); }
+int fakecudaAttributeSetDevice(int i) {
+  return records().attributeSets.at(i).device;
+}
+int fakecudaNumErrors() { return int(records().errors.size()); }
+/// The device of the calling thread's current context, -1 with none.
+int fakecudaCurrentDevice() {
+  auto *context = reinterpret_cast<CUcontext>(0);
+  cuCtxGetCurrent(&context);
+  return context ? deviceOf(context) : -1;
+}
+void fakecudaReset() { reset(); }
+}

@@ -8,7 +8,8 @@
 // stream only in its context; over 48 KiB of dynamic shared memory only
 // after the function's attribute allows it in that context. A test links
 // it (its SONAME is libcuda.so.1, so the runtime's dlopen finds it loaded)
-// and reads the records through this header.
+// and reads the records through this header; a Python test preloads it and
+// reads them through the extern "C" fakecuda* functions of FakeCuda.cpp.
 //
 //===----------------------------------------------------------------------===//
 
