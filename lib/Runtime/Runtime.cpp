@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -534,21 +535,30 @@ CUcontext currentOrDevice0(StringRef kernelName) {
 } // namespace
 
 CUcontext primaryContext(int ordinal) {
+  // Read on every PyTorch launch: a lock-free table for the first 64
+  // devices, written once per device under the mutex.
+  static std::atomic<CUcontext> known[64];
+  bool cacheable = ordinal >= 0 && ordinal < 64;
+  if (cacheable)
+    if (CUcontext context = known[ordinal].load(std::memory_order_acquire))
+      return context;
   const Driver &d = driver();
   static std::mutex mutex;
-  static std::vector<CUcontext> retained; // By ordinal; null: not yet.
   std::lock_guard<std::mutex> lock(mutex);
-  if (ordinal >= 0 && size_t(ordinal) < retained.size() && retained[ordinal])
-    return retained[ordinal];
+  if (cacheable)
+    if (CUcontext context = known[ordinal].load(std::memory_order_acquire))
+      return context;
   std::string what = "device " + std::to_string(ordinal);
   CUdevice device;
   check(d.cuDeviceGet(&device, ordinal), what);
   CUcontext context = nullptr;
   check(d.cuDevicePrimaryCtxRetain(&context, device),
         "retaining " + what + "'s primary context");
-  if (retained.size() <= size_t(ordinal))
-    retained.resize(ordinal + 1, nullptr);
-  return retained[ordinal] = context;
+  // Beyond 64 devices each call retains again: harmless, the primary
+  // context is one per device and never released here.
+  if (cacheable)
+    known[ordinal].store(context, std::memory_order_release);
+  return context;
 }
 
 void LaunchPlan::launchInCurrent(CUcontext context, CUstream stream) {
