@@ -2,7 +2,8 @@
 GPUs"): each kernel's first launch is on GPU 1, then GPU 0, then GPU 1
 again, from PyTorch (eager, torch.compile), from JAX (jax.jit on arrays put
 on each device), from several threads, and from PyTorch right after JAX has
-left another device's context current in this thread. Three kernels: one
+left another device's context current in this thread (and with the
+driver's current context set to the other GPU by hand). Three kernels: one
 with 100 KiB of dynamic shared memory (the opt-in is per function and per
 context), one with a TMA descriptor (encoded per launch from the tensor),
 and a plain one (rms_norm). Every result is checked against a reference
@@ -139,6 +140,37 @@ def test_torch_launch_while_another_device_is_current(case):
         torch.cuda.synchronize(device)
         for o in (out, out2):
             check(name, from_torch(o), reference(*arrays), exact, f"cuda:{device}")
+
+
+def test_torch_launch_while_the_driver_has_the_other_gpu_current(case):
+    # What XLA leaves behind, made by hand: the other GPU's primary context
+    # current in this thread, through the driver, without telling PyTorch.
+    import ctypes
+
+    from pyptx.compiled import _check, libcuda
+
+    name, build, make, reference, exact = case
+    lib = libcuda()
+    k = build()
+    rng = np.random.default_rng(5)
+    for device in ORDER:
+        arrays = make(rng)
+        xs = torch_inputs(arrays, f"cuda:{device}")
+        previous, other, handle = ctypes.c_void_p(), ctypes.c_void_p(), ctypes.c_int()
+        _check(lib, lib.cuCtxGetCurrent(ctypes.byref(previous)), "cuCtxGetCurrent")
+        _check(lib, lib.cuDeviceGet(ctypes.byref(handle), 1 - device), "cuDeviceGet")
+        _check(lib, lib.cuDevicePrimaryCtxRetain(ctypes.byref(other), handle),
+               "cuDevicePrimaryCtxRetain")
+        try:
+            _check(lib, lib.cuCtxSetCurrent(other), "cuCtxSetCurrent")
+            outs = [k(*xs), k(*xs)]
+        finally:
+            lib.cuCtxSetCurrent(previous)
+            lib.cuDevicePrimaryCtxRelease_v2(handle)
+        torch.cuda.synchronize(device)
+        for out in outs:
+            assert out.device == xs[0].device
+            check(name, from_torch(out), reference(*arrays), exact, f"cuda:{device}")
 
 
 def test_torch_compile_gpu1_then_gpu0(case):
