@@ -22,10 +22,12 @@ lit_failed=$(lit_count 'Failed\|Unresolved\|Timed Out\|Unexpectedly Passed')
 lit_unsupported=$(lit_count 'Unsupported')
 
 echo "== gtest"
-"$BUILD_DIR/bin/pyptx-unittests" 2>&1 | tee "$LOG"
+# pyptx-runtime-device-tests: the runtime on four fake GPUs (a fake libcuda).
+( "$BUILD_DIR/bin/pyptx-unittests"; r1=$?
+  "$BUILD_DIR/bin/pyptx-runtime-device-tests"; r2=$?; exit $((r1 | r2)) ) 2>&1 | tee "$LOG"
 gtest_rc=${PIPESTATUS[0]}
-gtest_passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$LOG"); gtest_passed=${gtest_passed:-0}
-gtest_failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$LOG"); gtest_failed=${gtest_failed:-0}
+gtest_passed=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$LOG" | awk '{n+=$1} END {print n+0}')
+gtest_failed=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$LOG" | awk '{n+=$1} END {print n+0}')
 if [[ $gtest_rc -ne 0 && $gtest_failed -eq 0 ]]; then gtest_failed=1; fi
 
 echo "== corpus round trips"

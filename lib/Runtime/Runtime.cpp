@@ -22,6 +22,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <mutex>
 
@@ -48,6 +49,7 @@ namespace {
   X(cuCtxGetCurrent)                                                           \
   X(cuCtxSetCurrent)                                                           \
   X(cuCtxGetDevice)                                                            \
+  X(cuCtxGetId)                                                                \
   X(cuCtxSynchronize)                                                          \
   X(cuStreamGetCtx)                                                            \
   X(cuModuleLoadData)                                                          \
@@ -303,9 +305,28 @@ Kernel::Kernel(std::string ptx, std::string name, std::string arch)
     : ptx(std::move(ptx)), name(std::move(name)), arch(std::move(arch)) {}
 
 Kernel::~Kernel() {
-  // Errors are ignored: at exit the driver or the context may be gone.
-  for (Loaded &entry : loaded)
-    driver().cuModuleUnload(entry.module);
+  if (loaded.empty())
+    return;
+  // Each module is unloaded in its own context, if that context is still
+  // the one it was loaded in. Errors are ignored: at exit the driver or the
+  // context may be gone.
+  const Driver &d = driver();
+  CUcontext previous = nullptr;
+  d.cuCtxGetCurrent(&previous);
+  for (Loaded &entry : loaded) {
+    unsigned long long id = 0;
+    if (!d.cuCtxGetId(entry.context, &id) && id == entry.contextId &&
+        !d.cuCtxSetCurrent(entry.context))
+      d.cuModuleUnload(entry.module);
+  }
+  d.cuCtxSetCurrent(previous);
+}
+
+SmallVector<CUcontext, 2> Kernel::getContexts() const {
+  SmallVector<CUcontext, 2> contexts;
+  for (const Loaded &entry : loaded)
+    contexts.push_back(entry.context);
+  return contexts;
 }
 
 /// The arch to assemble `target` PTX for on the current context's device:
@@ -332,7 +353,7 @@ static std::string archFor(StringRef target) {
   return "sm_" + std::to_string(major * 10 + minor);
 }
 
-Kernel::Loaded &Kernel::load(CUcontext context) {
+Kernel::Loaded &Kernel::load(CUcontext context, unsigned long long contextId) {
   const Driver &d = driver();
   std::string what = "loading kernel '" + name + "'";
   std::string *cubin = nullptr;
@@ -363,33 +384,20 @@ Kernel::Loaded &Kernel::load(CUcontext context) {
     d.cuModuleUnload(module);
     check(result, what + ": no .entry '" + name + "' in its PTX");
   }
-  loaded.push_back({context, module, function, 0});
+  loaded.push_back({context, contextId, module, function, 0});
   return loaded.back();
 }
 
-CUfunction Kernel::function(unsigned sharedBytes) {
+CUfunction Kernel::function(CUcontext context, unsigned sharedBytes) {
   const Driver &d = driver();
-  CUcontext context = nullptr;
-  check(d.cuCtxGetCurrent(&context), launching(name));
-  if (!context) {
-    // What the CUDA runtime (and so PyTorch) does: device 0's primary
-    // context, retained once for the process.
-    static CUcontext primary = nullptr;
-    if (!primary) {
-      CUdevice device;
-      check(d.cuDeviceGet(&device, 0), launching(name) + ": device 0");
-      check(d.cuDevicePrimaryCtxRetain(&primary, device),
-            launching(name) + ": retaining device 0's primary context");
-    }
-    check(d.cuCtxSetCurrent(primary), launching(name));
-    context = primary;
-  }
+  unsigned long long contextId = 0;
+  check(d.cuCtxGetId(context, &contextId), launching(name));
   Loaded *entry = nullptr;
   for (Loaded &candidate : loaded)
-    if (candidate.context == context)
+    if (candidate.contextId == contextId)
       entry = &candidate;
   if (!entry)
-    entry = &load(context);
+    entry = &load(context, contextId);
 
   // Over 48 KiB of dynamic shared memory must be asked for per function.
   if (sharedBytes > 48 * 1024 && sharedBytes > entry->maxSharedBytes) {
@@ -507,11 +515,57 @@ void LaunchPlan::throwArgumentError(unsigned index, size_t got) const {
               std::to_string(got));
 }
 
-void LaunchPlan::launch(CUstream stream) {
+namespace {
+/// The current context; with none, device 0's primary context, made
+/// current (what the CUDA runtime does on a thread's first call).
+CUcontext currentOrDevice0(StringRef kernelName) {
+  const Driver &d = driver();
+  CUcontext context = nullptr;
+  check(d.cuCtxGetCurrent(&context), launching(kernelName));
+  if (context)
+    return context;
+  try {
+    context = primaryContext(0);
+  } catch (const Error &e) {
+    throw Error(launching(kernelName) + ": " + e.what());
+  }
+  check(d.cuCtxSetCurrent(context), launching(kernelName));
+  return context;
+}
+} // namespace
+
+CUcontext primaryContext(int ordinal) {
+  // Read on every PyTorch launch: a lock-free table for the first 64
+  // devices, written once per device under the mutex.
+  static std::atomic<CUcontext> known[64];
+  bool cacheable = ordinal >= 0 && ordinal < 64;
+  if (cacheable)
+    if (CUcontext context = known[ordinal].load(std::memory_order_acquire))
+      return context;
+  const Driver &d = driver();
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (cacheable)
+    if (CUcontext context = known[ordinal].load(std::memory_order_acquire))
+      return context;
+  std::string what = "device " + std::to_string(ordinal);
+  CUdevice device;
+  check(d.cuDeviceGet(&device, ordinal), what);
+  CUcontext context = nullptr;
+  check(d.cuDevicePrimaryCtxRetain(&context, device),
+        "retaining " + what + "'s primary context");
+  // Beyond 64 devices each call retains again: harmless, the primary
+  // context is one per device and never released here.
+  if (cacheable)
+    known[ordinal].store(context, std::memory_order_release);
+  return context;
+}
+
+void LaunchPlan::launchInCurrent(CUcontext context, CUstream stream) {
   if (!encodedMaps.empty())
     encodeTensorMaps();
   const Driver &d = driver();
-  CUfunction function = kernel->function(sharedBytes);
+  CUfunction function = kernel->function(context, sharedBytes);
   CUlaunchConfig config = {};
   config.gridDimX = grid[0];
   config.gridDimY = grid[1];
@@ -534,23 +588,43 @@ void LaunchPlan::launch(CUstream stream) {
         launching(kernel->getName()));
 }
 
-void LaunchPlan::launchInContextOf(CUstream stream) {
+void LaunchPlan::launchIn(CUcontext context, CUstream stream) {
   const Driver &d = driver();
-  CUcontext context = nullptr, previous = nullptr;
+  CUcontext previous = nullptr;
   check(d.cuCtxGetCurrent(&previous), launching(kernel->getName()));
-  if (stream)
-    check(d.cuStreamGetCtx(stream, &context),
-          launching(kernel->getName()) + ": the stream's context");
-  if (!context || context == previous)
-    return launch(stream);
+  if (context == previous)
+    return launchInCurrent(context, stream);
   check(d.cuCtxSetCurrent(context), launching(kernel->getName()));
   try {
-    launch(stream);
+    launchInCurrent(context, stream);
   } catch (...) {
     d.cuCtxSetCurrent(previous);
     throw;
   }
   check(d.cuCtxSetCurrent(previous), launching(kernel->getName()));
+}
+
+void LaunchPlan::launch(CUstream stream) {
+  launchInCurrent(currentOrDevice0(kernel->getName()), stream);
+}
+
+void LaunchPlan::launchOnDevice(int ordinal, CUstream stream) {
+  CUcontext context;
+  try {
+    context = primaryContext(ordinal);
+  } catch (const Error &e) {
+    throw Error(launching(kernel->getName()) + ": " + e.what());
+  }
+  launchIn(context, stream);
+}
+
+void LaunchPlan::launchInContextOf(CUstream stream) {
+  if (!stream)
+    return launch(stream);
+  CUcontext context = nullptr;
+  check(driver().cuStreamGetCtx(stream, &context),
+        launching(kernel->getName()) + ": the stream's context");
+  launchIn(context, stream);
 }
 
 void synchronize() {

@@ -10,9 +10,11 @@ work without a GPU; what needs the driver raises RuntimeError:
 CUDA errors are RuntimeErrors naming the kernel and the error:
     launching kernel 'rms_norm': CUDA_ERROR_INVALID_VALUE (invalid argument)
 
-A kernel is loaded into the current CUDA context on its first launch there;
-with no context current, device 0's primary context (the one the CUDA
-runtime and PyTorch use) is made current.
+A kernel is loaded into each CUDA context on its first launch there (and
+its dynamic shared memory over 48 KiB allowed there): the current context
+for LaunchPlan.launch -- with none current, device 0's primary context (the
+one the CUDA runtime and PyTorch use) is made current -- or a named
+device's primary context for LaunchPlan.launch_on.
 """
 from typing import Sequence
 
@@ -87,7 +89,17 @@ class LaunchPlan:
         float for "f32"/"f64", the 128 bytes of encode_tensor_map for
         "tensormap". A wrong count or type raises TypeError (naming the
         parameter's index and kind), an int out of range OverflowError, a
-        CUDA error RuntimeError. Asynchronous, like any kernel launch."""
+        CUDA error RuntimeError. Asynchronous, like any kernel launch.
+        Runs in the current CUDA context (device 0's primary context, made
+        current, where none is)."""
+
+    def launch_on(self, device: int, stream: int,
+                  *values: int | float | bytes) -> None:
+        """As launch, in the primary context of CUDA device `device` (an
+        ordinal), made current for the launch and then restored, whatever
+        context the calling thread has (another device's, or none).
+        `stream` must be one of that device's (0: its default stream).
+        RuntimeError for a device that does not exist."""
 
     @property
     def grid(self) -> tuple[int, int, int]: ...
@@ -124,8 +136,8 @@ class LaunchPlan:
 class TorchCall:
     """pyptx.runtime.torch's eager call of one specialisation, in C++: the
     tensors are checked against it, the outputs made or checked, the
-    pointers written and the plan launched on torch's current stream, in
-    one call. This module does not link libtorch: it reads tensors through
+    pointers written and the plan launched on torch's current stream of
+    the tensors' device (LaunchPlan.launch_on), in one call. This module does not link libtorch: it reads tensors through
     torch.Tensor.__dlpack_c_exchange_api__ (DLPack 1.2's C exchange table:
     a view of a tensor, and torch's current stream, each in one C call),
     or, given none, through the tensors' Python attributes; and it makes

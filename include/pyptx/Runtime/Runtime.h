@@ -6,7 +6,12 @@
 // says so. cuda.h is included for its types and enums only.
 //
 // Not thread-safe: a Kernel or LaunchPlan is used by one thread at a time
-// (the Python module calls it under the GIL).
+// (the Python module calls it under the GIL, JAX's handler under a mutex).
+//
+// Several GPUs: a launch goes to one CUDA context -- the current one, the
+// primary context of a named device, or a stream's -- and a Kernel keeps a
+// module, function and shared-memory opt-in per context it ran in
+// (docs/design.md, "Several GPUs").
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +48,11 @@ bool driverAvailable();
 
 /// Waits for the current context's work (nothing if no context is current).
 void synchronize();
+
+/// The primary context of device `ordinal` (the context the CUDA runtime,
+/// and so PyTorch and XLA, use for it), retained once per process and
+/// device. Throws Error for a device that does not exist.
+CUcontext primaryContext(int ordinal);
 
 //===----------------------------------------------------------------------===//
 // PTX to cubin
@@ -85,20 +95,27 @@ public:
   llvm::StringRef getArch() const { return arch; }
   llvm::StringRef getPTX() const { return ptx; }
 
-  /// The function in the current context; with none current, the primary
-  /// context of device 0 is retained and made current. Loads the module on
-  /// first use in a context, and allows `sharedBytes` of dynamic shared
-  /// memory when that is over the default 48 KiB.
-  CUfunction function(unsigned sharedBytes);
+  /// The function in `context`, which must be the current context. Loads
+  /// the module on first use in that context, and allows `sharedBytes` of
+  /// dynamic shared memory when that is over the default 48 KiB: both are
+  /// per context (a function of device 0's context is not device 1's).
+  CUfunction function(CUcontext context, unsigned sharedBytes);
+
+  /// The contexts it is loaded in, in the order of their first launch.
+  llvm::SmallVector<CUcontext, 2> getContexts() const;
 
 private:
   struct Loaded {
     CUcontext context;
+    /// cuCtxGetId: unlike the handle, never reused by a later context (a
+    /// primary context released by all and made again may get the address
+    /// of the old one, whose module is gone).
+    unsigned long long contextId;
     CUmodule module;
     CUfunction function;
     unsigned maxSharedBytes; // What the attribute was last set to.
   };
-  Loaded &load(CUcontext context);
+  Loaded &load(CUcontext context, unsigned long long contextId);
 
   std::string ptx, name, arch;
   /// Cubins by the arch ptxas assembled them for (see archFor); none
@@ -179,12 +196,21 @@ public:
   void encodeAtLaunch(unsigned param, TensorMapSource source);
 
   /// Launches with the values now in the slots (and the tensor maps of
-  /// encodeAtLaunch encoded).
+  /// encodeAtLaunch encoded), in the current context; with none current,
+  /// device 0's primary context is made current (what the CUDA runtime does).
   void launch(CUstream stream);
+
+  /// The same, in the primary context of device `ordinal`, made current for
+  /// the launch and then restored: for callers that know the device (a
+  /// PyTorch tensor's) whatever context the thread has -- another device's,
+  /// or none -- and whose stream may be the default stream (0), which names
+  /// no device.
+  void launchOnDevice(int ordinal, CUstream stream);
 
   /// The same, in `stream`'s own context (cuStreamGetCtx), made current for
   /// the launch and then restored: for streams made elsewhere (XLA's), on
-  /// threads whose current context may be another device's or none.
+  /// threads whose current context may be another device's or none. With
+  /// the default stream (0), as launch(stream).
   void launchInContextOf(CUstream stream);
 
   /// Writes `values` into the slots (each exactly paramSize bytes: uint32_t
@@ -203,6 +229,10 @@ private:
   void store(unsigned i, const void *value, size_t size);
   [[noreturn]] void throwArgumentError(unsigned index, size_t got) const;
   void encodeTensorMaps();
+  /// Launches in `context`, which is current.
+  void launchInCurrent(CUcontext context, CUstream stream);
+  /// Launches in `context`, made current for the launch if it is not.
+  void launchIn(CUcontext context, CUstream stream);
 
   std::shared_ptr<Kernel> kernel;
   Dim3 grid, block, cluster;

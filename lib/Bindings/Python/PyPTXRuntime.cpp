@@ -190,30 +190,49 @@ void storeParam(LaunchPlan &plan, unsigned i, PyObject *value) {
   }
 }
 
+/// A CUstream handle passed as an int; throws TypeError naming `what`.
+CUstream streamArg(PyObject *value, const char *what) {
+  unsigned long long stream = PyLong_Check(value)
+                                  ? PyLong_AsUnsignedLongLong(value)
+                                  : (unsigned long long)-1;
+  if (stream == (unsigned long long)-1) {
+    PyErr_Clear();
+    throw py::type_error(std::string(what) +
+                         ": the stream must be a CUstream handle as an int "
+                         "(0: the default stream), got " +
+                         Py_TYPE(value)->tp_name);
+  }
+  return reinterpret_cast<CUstream>(uintptr_t(stream));
+}
+
+/// Throws TypeError unless there are `first` leading arguments (`leading`
+/// names them) and then one value per parameter.
+void checkCount(LaunchPlan &plan, Py_ssize_t n, Py_ssize_t first,
+                const char *signature, const char *leading) {
+  size_t numParams = plan.getParams().size();
+  if (n != Py_ssize_t(numParams) + first)
+    throw py::type_error(
+        std::string(signature) + ": kernel '" +
+        plan.getKernel().getName().str() + "' takes " +
+        std::to_string(numParams) + " parameter values, got " +
+        std::to_string(n > first ? n - first : 0) +
+        (n < first ? std::string(" and no ") + leading : std::string()));
+}
+
+/// Stores args[first:] into the plan's slots (checkCount checked them).
+void storeValues(LaunchPlan &plan, PyObject *const *args, Py_ssize_t first) {
+  for (unsigned i = 0; i < plan.getParams().size(); ++i)
+    storeParam(plan, i, args[i + first]);
+}
+
 /// LaunchPlan.launch(stream, *values).
 PyObject *launchMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
   return fastCall([&]() -> PyObject * {
     LaunchPlan &plan = planOf(self);
-    size_t numParams = plan.getParams().size();
-    if (n != Py_ssize_t(numParams) + 1)
-      throw py::type_error(
-          "launch(stream, *values): kernel '" +
-          plan.getKernel().getName().str() + "' takes " +
-          std::to_string(numParams) + " parameter values, got " +
-          std::to_string(n > 0 ? n - 1 : 0) + (n == 0 ? " and no stream" : ""));
-    unsigned long long stream = PyLong_Check(args[0])
-                                    ? PyLong_AsUnsignedLongLong(args[0])
-                                    : (unsigned long long)-1;
-    if (stream == (unsigned long long)-1) {
-      PyErr_Clear();
-      throw py::type_error(std::string("launch: the stream must be a CUstream "
-                                       "handle as an int (0: the default "
-                                       "stream), got ") +
-                           Py_TYPE(args[0])->tp_name);
-    }
-    for (unsigned i = 0; i < numParams; ++i)
-      storeParam(plan, i, args[i + 1]);
-    plan.launch(reinterpret_cast<CUstream>(uintptr_t(stream)));
+    checkCount(plan, n, 1, "launch(stream, *values)", "stream");
+    CUstream stream = streamArg(args[0], "launch");
+    storeValues(plan, args, 1);
+    plan.launch(stream);
     Py_RETURN_NONE;
   });
 }
@@ -222,7 +241,38 @@ PyMethodDef launchDef = {
     "launch", (PyCFunction)(void (*)(void))launchMethod, METH_FASTCALL,
     "launch(stream, *values): writes the values (int for integer kinds and "
     "ptr, float for f32/f64, 128 bytes for tensormap) and launches on "
-    "`stream` (a CUstream as an int; 0 is the default stream)."};
+    "`stream` (a CUstream as an int; 0 is the default stream) in the current "
+    "CUDA context (device 0's primary context where none is current)."};
+
+/// LaunchPlan.launch_on(device, stream, *values).
+PyObject *launchOnMethod(PyObject *self, PyObject *const *args, Py_ssize_t n) {
+  return fastCall([&]() -> PyObject * {
+    LaunchPlan &plan = planOf(self);
+    checkCount(plan, n, 2, "launch_on(device, stream, *values)",
+               "device and stream");
+    int overflow = 0;
+    long device = PyLong_Check(args[0])
+                      ? PyLong_AsLongAndOverflow(args[0], &overflow)
+                      : -1;
+    if (device < 0 || overflow || device > std::numeric_limits<int>::max()) {
+      PyErr_Clear();
+      throw py::type_error(std::string("launch_on: the device must be a CUDA "
+                                       "device ordinal (an int >= 0), got ") +
+                           py::repr(args[0]).cast<std::string>());
+    }
+    CUstream stream = streamArg(args[1], "launch_on");
+    storeValues(plan, args, 2);
+    plan.launchOnDevice(int(device), stream);
+    Py_RETURN_NONE;
+  });
+}
+
+PyMethodDef launchOnDef = {
+    "launch_on", (PyCFunction)(void (*)(void))launchOnMethod, METH_FASTCALL,
+    "launch_on(device, stream, *values): as launch, in the primary context "
+    "of CUDA device `device` (an ordinal), made current for the launch and "
+    "then restored, whatever context the thread has; `stream` must belong "
+    "to that device."};
 
 //===----------------------------------------------------------------------===//
 // JAX: plans registered under an id, launched by an XLA FFI handler
@@ -524,6 +574,8 @@ PYBIND11_MODULE(_runtime, m) {
            py::arg("l2_promotion") = "none", py::arg("oob_fill") = "zero");
   plan.attr("launch") = py::reinterpret_steal<py::object>(
       PyDescr_NewMethod((PyTypeObject *)plan.ptr(), &launchDef));
+  plan.attr("launch_on") = py::reinterpret_steal<py::object>(
+      PyDescr_NewMethod((PyTypeObject *)plan.ptr(), &launchOnDef));
 
   defineTorchCall(m, &storeParam);
 

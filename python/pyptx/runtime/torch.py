@@ -166,9 +166,11 @@ class TorchLauncher:
             tensors = {name: (t.data_ptr(), tuple(t.shape)) for name, t in
                        zip(self.kernel.tensor_names, [*inputs, *outputs])}
             maps = launch.launch.tensor_maps(tensors)
-        launch.launch.plan.launch(_current_stream(index),
-                                  *[t.data_ptr() for t in inputs],
-                                  *[t.data_ptr() for t in outputs], *raws, *maps)
+        # On the tensors' device, whatever CUDA context this thread has
+        # (torch's current device can differ from it: docs/design.md 11).
+        launch.launch.plan.launch_on(index, _current_stream(index),
+                                     *[t.data_ptr() for t in inputs],
+                                     *[t.data_ptr() for t in outputs], *raws, *maps)
         if SYNC_LAUNCHES:
             try:
                 torch.cuda.synchronize(index)
