@@ -157,7 +157,7 @@ class ProducerEnd(_End):
         """This thread's cp.async copies complete on `full`:
         ``cp.async.mbarrier.arrive.noinc.shared::cta.b64`` (counts as one
         of the barrier's full_arrivals once they land)."""
-        ptx.inst.cp.async_.mbarrier.arrive.noinc.shared.b64(full, pred=pred)
+        ptx.inst.cp.async_.mbarrier.arrive.noinc.shared.b64(ptx.addr(full), pred=pred)
 
 
 class ConsumerEnd(_End):
