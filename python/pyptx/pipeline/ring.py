@@ -108,11 +108,14 @@ def init_rings(leader, rings, *, cluster: bool = False, sync: bool = True, extra
 
 
 class _End:
-    def __init__(self, ring, barriers, phase):
+    """What both ends share: the ring, a cursor/phase state, the barriers."""
+
+    def __init__(self, ring, barriers, phase, bind):
         self.ring = ring
         self.state = ptx.pipeline(ring.stages, phase=phase)
-        self.barriers = barriers if barriers is not None else None
-        self._bind_now = barriers is None
+        self.barriers = barriers
+        if barriers is None and bind:
+            self.bind()
 
     def bind(self, barriers: RingBarriers | None = None):
         """Sets the barrier arrays (ring.barriers() when None): for a role
@@ -121,9 +124,11 @@ class _End:
         return self
 
     def full_at(self, stage):
+        """The full barrier of `stage` (a register); no instruction until used."""
         return self.barriers.full.at(stage)
 
     def empty_at(self, stage):
+        """The empty barrier of `stage` (a register); no instruction until used."""
         return self.barriers.empty.at(stage)
 
 
@@ -133,13 +138,12 @@ class ProducerEnd(_End):
     come after this state's registers)."""
 
     def __init__(self, ring, barriers=None, *, bind: bool = True):
-        super().__init__(ring, barriers, reg.scalar(u32, init=1))
-        if barriers is None and bind:
-            self.bind()
+        super().__init__(ring, barriers, reg.scalar(u32, init=1), bind)
 
     def acquire(self):
         """Advances to the next stage and waits until its consumers freed it
-        (6 instructions: advance + mbarrier wait loop); returns (stage
+        (the 4-instruction advance, one ``mad`` for the barrier's address,
+        the 2-instruction spin-wait); returns (stage
         register, its full barrier) -- arrive on the full barrier with
         ``arrive_expect_tx`` (TMA) or commit()/commit_cp_async()."""
         stage, phase = self.state.advance()
@@ -155,22 +159,20 @@ class ProducerEnd(_End):
     @staticmethod
     def commit_cp_async(full, *, pred=None):
         """This thread's cp.async copies complete on `full`:
-        ``cp.async.mbarrier.arrive.noinc.shared::cta.b64`` (counts as one
+        ``cp.async.mbarrier.arrive.noinc.shared.b64`` (counts as one
         of the barrier's full_arrivals once they land)."""
         ptx.inst.cp.async_.mbarrier.arrive.noinc.shared.b64(ptx.addr(full), pred=pred)
 
 
 class ConsumerEnd(_End):
-    """The consumer's cursor and phase (both from 0)."""
+    """The consumer's cursor and phase (both from 0). bind: as ProducerEnd's."""
 
     def __init__(self, ring, barriers=None, *, bind: bool = True):
-        super().__init__(ring, barriers, None)
-        if barriers is None and bind:
-            self.bind()
+        super().__init__(ring, barriers, None, bind)
 
     def wait(self):
-        """Advances to the next stage and waits until it is full; returns the
-        stage register."""
+        """Advances to the next stage and waits until it is full (as
+        ProducerEnd.acquire: 7 instructions); returns the stage register."""
         stage, phase = self.state.advance()
         self.full_at(stage).wait(phase)
         return stage
