@@ -20,7 +20,9 @@ CUTLASS's sm100 kernels:
   one row, ``epi_cols`` columns at a time; the rows are converted and stored
   to global memory, and after the last load every thread arrives on
   ``acc_empty[b]`` (after ``tcgen05.fence::before_thread_sync``) so the MMA
-  thread may overwrite that accumulator.
+  thread may overwrite that accumulator. With ``epilogue="tma"`` the rows
+  go to a swizzled shared tile instead and one thread stores each chunk
+  by TMA (pyptx.pipeline's TmaStore).
 
 The grid is persistent (one CTA, or one CTA pair, per SM); tiles go M-first
 (consecutive CTAs share a B tile in L2).
@@ -81,29 +83,39 @@ def check_shape(M, N, K, cfg):
 
 def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, cta_group: int = 1,
                bn: int = 256, stages: int | None = None, epi_cols: int = 32,
-               num_sms: int = NUM_SMS, arch: str = ARCH):
+               epilogue: str = "direct", num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel for A (M x K) and B (N x K), bf16 -> C = A @ B.T (M x N,
     out_dtype bf16 or f32). cta_group 1 (one CTA per 128 x bn tile) or 2
     (a CTA pair per 256 x bn tile, see the module doc). stages: the ring
     depth (default: as many as fit, at most 6). epi_cols: columns per
-    tcgen05.ld of the epilogue. num_sms: CTAs (pairs: 2 x pairs) of the
-    persistent grid at most."""
+    tcgen05.ld of the epilogue. epilogue: "direct" (registers -> global) or
+    "tma" (registers -> a swizzled shared tile -> one thread's TMA store per
+    chunk; rows of epi_cols outputs must be 32, 64 or 128 bytes). num_sms:
+    CTAs (pairs: 2 x pairs) of the persistent grid at most."""
     cfg = Config(bn=bn, stages=stages or 2, cta_group=cta_group, out_dtype=out_dtype,
-                 k_tiles=K // BK, epi_cols=epi_cols)
+                 k_tiles=K // BK, epi_cols=epi_cols, epilogue=epilogue)
     cfg.stages = stages or fit_stages(cfg)
     check_config(cfg)
     check_shape(M, N, K, cfg)
     m_tiles = M // (BM * cta_group)         # tiles of the CTA (pair)
     total = m_tiles * (N // bn)
     groups = min(max(num_sms // cta_group, 1), total)   # CTAs or pairs
+    c_spec = Tile(M, N, out_dtype)
+    if epilogue == "tma":    # 128 x epi_cols boxes, swizzled by their row span
+        swizzled = {32: Layout.TMA_32B, 64: Layout.TMA_64B, 128: Layout.TMA_128B}
+        c_spec = Tile(M, N, out_dtype, swizzled[cfg.epi_row_bytes], tma_box=(BM, epi_cols))
 
     @kernel(in_specs=(Tile(M, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
                       Tile(N, K, bf16, Layout.TMA_128B, tma_box=(cfg.b_rows, BK))),
-            out_specs=(Tile(M, N, out_dtype),), grid=(groups * cta_group, 1, 1),
+            out_specs=(c_spec,), grid=(groups * cta_group, 1, 1),
             block=(THREADS, 1, 1), cluster=(cta_group, 1, 1), arch=arch)
     def gemm(A, B, C):
         a_desc, b_desc = A.tma_desc(), B.tma_desc()
-        (pc,) = ptx.global_ptrs(C)
+        (pc,), c_desc = (None,), None
+        if epilogue == "tma":
+            c_desc = C.tma_desc()
+        else:
+            (pc,) = ptx.global_ptrs(C)
         tiles = Tcgen05Tiles(cfg)
         tid = reg.from_(ptx.special.tid.x(), u32)
         m_first = MFirstScheduler(m_tiles, N // bn, bm=BM, bn=bn, ctas=groups,
@@ -119,7 +131,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, cta_group: int = 1,
             m_first(lambda m0, n0, rank: body(tile_of(m0, n0, rank)))
 
         run_roles(cfg, tiles, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
-                  schedule=schedule)
+                  schedule=schedule, c_desc=c_desc)
         ptx.ret()
 
     gemm.config = cfg

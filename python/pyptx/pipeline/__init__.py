@@ -8,7 +8,8 @@ library (CuTe ships them as ``cutlass.pipeline`` and its tile schedulers).
   (``setmaxnreg``), descriptor prefetch, the consumers' ping-pong.
 - :mod:`.scheduler` -- persistent grouped (swizzled), M-first, attention
   (causal) and expert (MoE grouped GEMM) tile schedulers.
-- :mod:`.epilogue` -- the wgmma accumulator's TMA-store epilogue and
+- :mod:`.epilogue` -- TmaStore (shared tile -> fence -> one thread's TMA
+  store -> bulk wait), the wgmma accumulator's TMA-store epilogue and
   direct stores.
 - :mod:`.wgmma_gemm` -- the warp-specialised TMA + wgmma GEMM main loop
   (Hopper) built on the above.
@@ -17,7 +18,7 @@ library (CuTe ships them as ``cutlass.pipeline`` and its tile schedulers).
 
 docs/pipeline.md shows a GEMM main loop written with them.
 """
-from .epilogue import TmaStoreEpilogue, fragment_row_col, store_direct
+from .epilogue import TmaStore, TmaStoreEpilogue, fragment_row_col, store_direct
 from .ring import ConsumerEnd, ProducerEnd, Ring, RingBarriers, init_rings
 from .roles import (PingPong, consumer_role, launch_directives, prefetch_descriptors,
                     producer_role, warpgroup_ids)
@@ -27,5 +28,5 @@ from .scheduler import (AttentionScheduler, ExpertScheduler, GroupedScheduler,
 __all__ = ["Ring", "RingBarriers", "ProducerEnd", "ConsumerEnd", "init_rings",
            "producer_role", "consumer_role", "warpgroup_ids", "launch_directives",
            "prefetch_descriptors", "PingPong", "GroupedScheduler", "MFirstScheduler",
-           "AttentionScheduler", "ExpertScheduler", "tile_order", "TmaStoreEpilogue",
+           "AttentionScheduler", "ExpertScheduler", "tile_order", "TmaStore", "TmaStoreEpilogue",
            "store_direct", "fragment_row_col"]

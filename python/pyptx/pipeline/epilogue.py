@@ -1,8 +1,10 @@
-"""Epilogues of a Hopper wgmma accumulator (a warpgroup's 64 x N f32
-fragment): the TMA-store epilogue (registers -> bf16 in a swizzled shared
-tile via ``stmatrix`` -> ``fence.proxy.async`` -> one thread's TMA store
--> bulk wait before the tile is reused) and the direct one (registers ->
-global memory, optionally predicated on a row limit).
+"""Epilogues. TmaStore is the TMA-store half any epilogue can use
+(registers -> shared tile, then ``fence.proxy.async`` -> one thread's TMA
+store -> bulk wait before the tile is reused); the Blackwell epilogue of
+tcgen05_gemm uses it. For a Hopper wgmma accumulator (a warpgroup's 64 x N
+f32 fragment): TmaStoreEpilogue (bf16 via ``stmatrix`` into a swizzled
+tile, then TmaStore) and store_direct (registers -> global memory,
+optionally predicated on a row limit).
 """
 from __future__ import annotations
 
@@ -48,6 +50,37 @@ def store_direct(acc, out_dtype, pc, row0, col0, ldc, n, row_limit=None, frag=No
                 ptx.inst.st.global_.b32(where, packed, pred=preds[half])
 
 
+class TmaStore:
+    """The TMA-store half of an epilogue, for threads that write a shared
+    tile and store it with one thread's TMA: begin() before writing the tile
+    (the leader waits until the previous store has read it,
+    ``cp.async.bulk.wait_group.read 0``; then the threads meet at named
+    barrier `bar_id`), end(issue) after (``fence.proxy.async`` so the
+    async proxy sees the writes, the barrier again, then the leader calls
+    issue() -- the ``cp.async.bulk.tensor`` store -- and commits the bulk
+    group), finish() before the CTA exits (the leader waits for every
+    store)."""
+
+    def __init__(self, leader, bar_id, threads: int):
+        self.leader, self.bar_id, self.threads = leader, bar_id, threads
+
+    def begin(self):
+        with ptx.if_(self.leader):
+            ptx.cp.async_.bulk.wait_group(0, read=True)
+        ptx.bar.sync(self.bar_id, self.threads)
+
+    def end(self, issue):
+        ptx.fence.proxy_async_shared_cta()
+        ptx.bar.sync(self.bar_id, self.threads)
+        with ptx.if_(self.leader):
+            issue()
+            ptx.cp.async_.bulk.commit_group()
+
+    def finish(self):
+        with ptx.if_(self.leader):
+            ptx.cp.async_.bulk.wait_group(0)
+
+
 class TmaStoreEpilogue:
     """bf16 TMA-store epilogue of consumer warpgroup `consumer`, for a tile
     of `bn` columns in chunks of `chunk_cols`: stmatrix into its 64 x
@@ -57,13 +90,13 @@ class TmaStoreEpilogue:
     the TMA store and commits the bulk group. Before a chunk overwrites the
     slice, that thread waits until the previous store has read it
     (``cp.async.bulk.wait_group.read 0``) and the warpgroup meets at its
-    named barrier (consumer + 1, 128 threads). finish(): the last store
-    completes before the CTA exits."""
+    named barrier (consumer + 1, 128 threads): a TmaStore. finish(): the
+    last store completes before the CTA exits."""
 
     def __init__(self, tile, c_desc, consumer, lane128, *, bn: int, chunk_cols: int):
         self.c_desc, self.bn, self.chunk_cols = c_desc, bn, chunk_cols
-        self.leader = lane128 == 0
-        self.bar_id = consumer + 1          # named barriers 1, 2: one per warpgroup
+        # named barriers 1, 2: one per warpgroup
+        self.tma = TmaStore(lane128 == 0, consumer + 1, 128)
         tile_bytes = WG_M * chunk_cols * 2
         self.base = reg.from_(tile, u32) + consumer * tile_bytes
         self.slice = tile[consumer]
@@ -85,9 +118,7 @@ class TmaStoreEpilogue:
         """The 64 x bn accumulator `acc` to rows row0.., columns col0.. of C."""
         blocks = self.chunk_cols // 16           # 16-column blocks per chunk
         for chunk in range(self.bn // self.chunk_cols):
-            with ptx.if_(self.leader):
-                ptx.cp.async_.bulk.wait_group(0, read=True)
-            ptx.bar.sync(self.bar_id, 128)
+            self.tma.begin()
             for b in range(blocks):
                 jj = chunk * blocks + b
                 for m in range(4):
@@ -96,14 +127,12 @@ class TmaStoreEpilogue:
                 stripe = b // 4
                 ptx.stmatrix(smem=ptx.addr(self.addrs[b % 4], stripe * WG_M * 128),
                              regs=self.pack, layout="x4")
-            ptx.fence.proxy_async_shared_cta()
-            ptx.bar.sync(self.bar_id, 128)
-            with ptx.if_(self.leader):
+
+            def issue(chunk=chunk):
                 col = col0 if chunk == 0 else col0 + chunk * self.chunk_cols
                 ptx.cp.async_.bulk.tensor_3d.store(dst=self.c_desc, src=self.slice,
                                                    coord=(0, row0, col >> 6))
-                ptx.cp.async_.bulk.commit_group()
+            self.tma.end(issue)
 
     def finish(self):
-        with ptx.if_(self.leader):
-            ptx.cp.async_.bulk.wait_group(0)
+        self.tma.finish()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from .. import ptx, reg, smem
 from ..types import b16, b32, bf16, f32, pred, u32, u64
+from .epilogue import TmaStore
 from .ring import Ring
 
 BM = 128                    # rows per CTA = TMEM lanes
@@ -40,6 +41,7 @@ class Config:
     out_dtype: object = bf16
     k_tiles: int = 1        # K // BK
     epi_cols: int = 32      # columns per tcgen05.ld of the epilogue
+    epilogue: str = "direct"    # "direct" (registers -> global) or "tma" (-> smem -> TMA store)
 
     @property
     def a_bytes(self):
@@ -60,6 +62,16 @@ class Config:
         return (self.a_bytes + self.b_bytes) * self.cta_group
 
     @property
+    def esize(self):
+        """Bytes of an output element."""
+        return 4 if self.out_dtype == f32 else 2
+
+    @property
+    def epi_row_bytes(self):
+        """Bytes of one row of the TMA epilogue's shared tile (= its swizzle span)."""
+        return self.epi_cols * self.esize
+
+    @property
     def tmem_cols(self):
         """Two f32 accumulators of bn columns."""
         return 2 * self.bn
@@ -73,8 +85,9 @@ class Config:
 
 def smem_bytes(cfg: Config, extra: int = 0) -> int:
     """Shared memory one CTA asks for (ring, barriers, TMEM slot, alignment)."""
+    tma_tile = BM * cfg.epi_row_bytes + 1024 if cfg.epilogue == "tma" else 0
     return cfg.stages * (cfg.a_bytes + cfg.b_bytes) + 8 * (2 * cfg.stages + 4) + 16 \
-        + 1024 + extra
+        + 1024 + extra + tma_tile
 
 
 def fit_stages(cfg: Config, extra_smem: int = 0, most: int = 6) -> int:
@@ -96,6 +109,11 @@ def check_config(cfg: Config, extra_smem: int = 0):
     if cfg.epi_cols not in (16, 32, 64) or cfg.bn % cfg.epi_cols:
         raise ValueError(f"gemm: epi_cols must be 16, 32 or 64 and divide bn={cfg.bn}; "
                          f"got {cfg.epi_cols!r}")
+    if cfg.epilogue not in ("direct", "tma") or (
+            cfg.epilogue == "tma" and cfg.epi_row_bytes not in (32, 64, 128)):
+        raise ValueError(f"gemm: epilogue must be 'direct' or 'tma' (whose rows of epi_cols "
+                         f"outputs must be 32, 64 or 128 bytes: a TMA swizzle span); got "
+                         f"{cfg.epilogue!r} with epi_cols={cfg.epi_cols}")
     if cfg.out_dtype not in (bf16, f32):
         raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {cfg.out_dtype}")
     if cfg.stages < 2 or smem_bytes(cfg, extra_smem) > SMEM_LIMIT:
@@ -159,6 +177,10 @@ class Tcgen05Tiles:
         self.sB = smem.alloc(bf16, (cfg.stages, cfg.b_rows, BK), swizzle="128B", align=1024)
         self.ring = Ring(cfg.stages)
         self.acc = TmemRing(cfg.bn, epilogue_threads=EPI_THREADS, cta_group=cfg.cta_group)
+        self.sC = None
+        if cfg.epilogue == "tma":   # 128 rows of epi_cols outputs, swizzled by its row span
+            self.sC = smem.alloc(cfg.out_dtype, (BM, cfg.epi_cols),
+                                 swizzle=f"{cfg.epi_row_bytes}B", align=1024)
 
     def init(self, tid, warp):
         """Thread 0 initialises the barriers, warp 1 allocates TMEM; then the
@@ -260,9 +282,13 @@ def issue_mma(cfg, tiles, barriers, acc_barriers, tmem):
 
 
 class Epilogue:
-    """Warps 2-5: TMEM -> registers (32x32b, one row per thread) -> global."""
+    """Warps 2-5: TMEM -> registers (32x32b, one row per thread) -> global
+    memory, directly or (cfg.epilogue "tma") through a shared tile and one
+    thread's TMA store per chunk (TmaStore on named barrier 1). The shared
+    tile is swizzled by its row span, so that the 8 rows a quarter-warp
+    writes at once fall in distinct banks."""
 
-    def __init__(self, cfg, tiles, acc_barriers, tmem, warp, lane, pc, ldc):
+    def __init__(self, cfg, tiles, acc_barriers, tmem, warp, lane, pc, ldc, c_desc=None):
         self.cfg = cfg
         self.accumulators = tiles.acc.ring.consumer(acc_barriers)
         quarter = warp & 3                                  # the lanes this warp may access
@@ -272,6 +298,15 @@ class Epilogue:
         self.esize = 4 if cfg.out_dtype == f32 else 2
         self.regs = reg.array(f32, cfg.epi_cols)
         self.packed = reg.array(b32, cfg.epi_cols // 2) if cfg.out_dtype == bf16 else None
+        self.c_desc, self.sC, self.tma = c_desc, tiles.sC, None
+        if tiles.sC is not None:
+            self.tma = TmaStore(self.row == 0, 1, EPI_THREADS)
+            row_bytes = cfg.epi_row_bytes
+            row_addr = reg.from_(tiles.sC, u32) + self.row * row_bytes
+            # the swizzle: 16-byte chunk j of a row lands at j ^ (address bits 7.. of the row)
+            key = ((self.row * row_bytes) >> 7) & (row_bytes // 16 - 1)
+            self.chunk_addrs = [row_addr + ((key ^ j) << 4) if j else row_addr + (key << 4)
+                                for j in range(row_bytes // 16)]
 
     def _release(self, acc):
         # a pair: the even CTA's MMA thread waits for both CTAs' epilogues
@@ -283,10 +318,11 @@ class Epilogue:
         ptx.tcgen05.fence_after_thread_sync()
         taddr = reg.scalar(u32)
         ptx.inst.mad.lo.u32(taddr, acc, cfg.bn, self.taddr)
-        row = t.c_row + self.row
-        keep = row < t.row_limit if t.row_limit is not None else None
-        offset = reg.from_(row, u64) * self.ldc + reg.from_(t.c_col, u64)
-        ptr = self.pc + offset * self.esize
+        if self.tma is None:
+            row = t.c_row + self.row
+            keep = row < t.row_limit if t.row_limit is not None else None
+            offset = reg.from_(row, u64) * self.ldc + reg.from_(t.c_col, u64)
+            ptr = self.pc + offset * self.esize
         chunks = cfg.bn // cfg.epi_cols
         for c in range(chunks):
             c0 = c * cfg.epi_cols
@@ -295,7 +331,28 @@ class Epilogue:
             if c == chunks - 1:        # the whole accumulator is in registers
                 ptx.tcgen05.fence_before_thread_sync()
                 self._release(acc)
-            self._store(ptr, c0, keep)
+            if self.tma is None:
+                self._store(ptr, c0, keep)
+            else:
+                self._store_tma(t, c0)
+
+    def _store_tma(self, t, c0):
+        """The chunk's 128 x epi_cols outputs -> the shared tile -> TMA store
+        at (t.c_row, t.c_col + c0)."""
+        if self.cfg.out_dtype == f32:
+            values = self.regs
+        else:
+            values = self.packed
+            for j in range(len(values)):
+                ptx.inst.cvt.rn.bf16x2.f32(values[j], self.regs[2 * j + 1], self.regs[2 * j])
+        self.tma.begin()
+        for j, addr in enumerate(self.chunk_addrs):
+            st = ptx.inst.st.shared.v4.f32 if self.cfg.out_dtype == f32 else \
+                ptx.inst.st.shared.v4.b32
+            st(ptx.addr(addr), values[4 * j:4 * j + 4])
+        col = t.c_col if c0 == 0 else t.c_col + c0
+        self.tma.end(lambda: ptx.cp.async_.bulk.tensor_2d.store(dst=self.c_desc, src=self.sC,
+                                                                coord=(col, t.c_row)))
 
     def _store(self, ptr, c0, keep):
         regs = self.regs
@@ -311,9 +368,11 @@ class Epilogue:
             ptx.inst.st.global_.v4.b32(ptx.addr(ptr, 2 * c0 + 4 * j), packed[j:j + 4], pred=keep)
 
 
-def run_roles(cfg, tiles, tid, *, a_desc, b_desc, pc, ldc, schedule):
+def run_roles(cfg, tiles, tid, *, a_desc, b_desc, pc, ldc, schedule, c_desc=None):
     """The warp-specialised body: schedule(body) calls body(tile) for every
-    tile of this CTA, in the same order for each role."""
+    tile of this CTA, in the same order for each role. c_desc: C's TMA
+    descriptor for the "tma" epilogue (box 128 x epi_cols, swizzled by
+    the row span), else pc/ldc: C's pointer and row length."""
     warp, lane = tid >> 5, tid & 31
     tmem = tiles.init(tid, warp)
     barriers, acc_barriers = tiles.ring.barriers(), tiles.acc.ring.barriers()
@@ -327,8 +386,10 @@ def run_roles(cfg, tiles, tid, *, a_desc, b_desc, pc, ldc, schedule):
     with ptx.if_(mma_thread):
         schedule(issue_mma(cfg, tiles, barriers, acc_barriers, tmem))
     with ptx.if_(warp >= FIRST_EPI_WARP):
-        epilogue = Epilogue(cfg, tiles, acc_barriers, tmem, warp, lane, pc, ldc)
+        epilogue = Epilogue(cfg, tiles, acc_barriers, tmem, warp, lane, pc, ldc, c_desc)
         schedule(epilogue.tile)
+        if epilogue.tma is not None:
+            epilogue.tma.finish()
     tiles.finish(warp, tmem)
 
 
