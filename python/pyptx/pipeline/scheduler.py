@@ -81,22 +81,14 @@ class MFirstScheduler:
                  cluster: int = 1):
         self.m_tiles, self.bm, self.bn, self.ctas, self.cluster = m_tiles, bm, bn, ctas, cluster
         self.total = m_tiles * n_tiles
-        self.first, self.rank = cluster_ids(cluster)   # registers made once
+        # made once, here: every role's loop shares them
+        self.first, self.rank = cluster_ids(cluster)
 
     def __call__(self, body):
         for t in ptx.range_(self.first, self.total, self.ctas):
             n_tile = t // self.m_tiles
             m0 = (t - n_tile * self.m_tiles) * (self.bm * self.cluster)
             body(m0, n_tile * self.bn, self.rank)
-
-    def mirror(self):
-        """Python mirror: [(cta, t, m0, n0)] for every CTA (cluster)."""
-        out = []
-        for cta in range(self.ctas):
-            for t in range(cta, self.total, self.ctas):
-                n_tile, m_tile = divmod(t, self.m_tiles)
-                out.append((cta, t, m_tile * self.bm * self.cluster, n_tile * self.bn))
-        return out
 
 
 class AttentionWork:
