@@ -22,7 +22,8 @@ MODULES = ["pyptx", "pyptx.kernel", "pyptx.reg", "pyptx.smem", "pyptx.ptx", "pyp
            "pyptx.hw.warp", "pyptx.hw.warpgroup",
            "pyptx.hw.descriptors", "pyptx.hw.tma", "pyptx.hw.cp_async", "pyptx.hw.mbarrier",
            "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc",
-           "pyptx.program", "pyptx.codegen"]
+           "pyptx.program", "pyptx.codegen", "pyptx.pipeline", "pyptx.pipeline.wgmma_gemm",
+           "pyptx.pipeline.tcgen05_gemm"]
 
 
 def _signature(obj) -> str:

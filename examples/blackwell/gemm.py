@@ -20,7 +20,9 @@ CUTLASS's sm100 kernels:
   one row, ``epi_cols`` columns at a time; the rows are converted and stored
   to global memory, and after the last load every thread arrives on
   ``acc_empty[b]`` (after ``tcgen05.fence::before_thread_sync``) so the MMA
-  thread may overwrite that accumulator.
+  thread may overwrite that accumulator. With ``epilogue="tma"`` the rows
+  go to a swizzled shared tile instead and one thread stores each chunk
+  by TMA (pyptx.pipeline's TmaStore).
 
 The grid is persistent (one CTA, or one CTA pair, per SM); tiles go M-first
 (consecutive CTAs share a B tile in L2).
@@ -38,6 +40,9 @@ multicast to both CTAs (mask 0b11): each CTA's producer waits on its own
 epilogue threads of both arrive on the even CTA's ``acc_empty`` (256
 arrivals). Every tcgen05 instruction of that kernel says ``cta_group::2``.
 
+The roles, the TMEM accumulator ring and the M-first scheduler are
+pyptx.pipeline's (tcgen05_gemm, scheduler), shared with grouped_gemm.py.
+
 M must be a multiple of 128 x cta_group, N of bn, K of 64. Not run on a
 Blackwell GPU yet (none was available): the kernels assemble with ptxas
 -arch=sm_100a, and test/gpu/test_blackwell.py checks them where one is.
@@ -48,7 +53,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
 
 if __package__ in (None, ""):  # run as a script: make `examples` importable
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -56,314 +60,15 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
-from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.pipeline.scheduler import MFirstScheduler  # noqa: E402
+from pyptx.pipeline.tcgen05_gemm import (BK, BM, K_MMA, NUM_SMS, SMEM_LIMIT,  # noqa: E402,F401
+                                         THREADS, Config, GemmTile, Tcgen05Tiles,
+                                         check_config, fit_stages, run_roles, smem_bytes)
 from pyptx.specs import Layout  # noqa: E402
-from pyptx.types import b16, b32, bf16, f32, pred, u32, u64  # noqa: E402
+from pyptx.types import bf16, u32  # noqa: E402
 
 ARCH = "sm_100a"
-BM = 128                    # rows per CTA = TMEM lanes
-BK = 64                     # bf16 per 128-byte swizzled row: one k tile
-K_MMA = 16                  # K of one tcgen05.mma kind::f16
-ATOM_BYTES = 8 * BK * 2     # 8 swizzled rows: the descriptors' stride byte offset
-TMA_WARP, MMA_WARP, FIRST_EPI_WARP = 0, 1, 2
-EPI_THREADS = 128           # four epilogue warps, one per TMEM lane quarter
-THREADS = 32 * FIRST_EPI_WARP + EPI_THREADS
-NUM_SMS = 148               # B200
-SMEM_LIMIT = 227 * 1024     # per CTA on sm_100
-
-
-@dataclass
-class Config:
-    """The shape of one persistent tcgen05 GEMM kernel."""
-    bn: int = 256           # N of a tile (and of one MMA)
-    stages: int = 4
-    cta_group: int = 1      # 2: a CTA pair computes a (2 * BM) x bn tile
-    out_dtype: object = bf16
-    k_tiles: int = 1        # K // BK
-    epi_cols: int = 32      # columns per tcgen05.ld of the epilogue
-
-    @property
-    def a_bytes(self):
-        return BM * BK * 2
-
-    @property
-    def b_rows(self):
-        """Rows of B (N) one CTA loads per k tile."""
-        return self.bn // self.cta_group
-
-    @property
-    def b_bytes(self):
-        return self.b_rows * BK * 2
-
-    @property
-    def tx_bytes(self):
-        """Bytes that complete on the MMA CTA's full barrier per stage."""
-        return (self.a_bytes + self.b_bytes) * self.cta_group
-
-    @property
-    def tmem_cols(self):
-        """Two f32 accumulators of bn columns."""
-        return 2 * self.bn
-
-    @property
-    def idesc(self):
-        """The instruction descriptor: M 128 (256 for a pair), N bn, bf16 -> f32."""
-        return ptx.tcgen05.make_instr_desc_f16bf16_f32(m=BM * self.cta_group, n=self.bn,
-                                                       ab_dtype="bf16")
-
-
-def smem_bytes(cfg: Config, extra: int = 0) -> int:
-    """Shared memory one CTA asks for (ring, barriers, TMEM slot, alignment)."""
-    return cfg.stages * (cfg.a_bytes + cfg.b_bytes) + 8 * (2 * cfg.stages + 4) + 16 \
-        + 1024 + extra
-
-
-def fit_stages(cfg: Config, extra_smem: int = 0, most: int = 6) -> int:
-    """The deepest ring (at most `most` stages) whose shared memory fits."""
-    stages = 2
-    while stages < most and smem_bytes(Config(**{**cfg.__dict__, "stages": stages + 1}),
-                                       extra_smem) <= SMEM_LIMIT:
-        stages += 1
-    return stages
-
-
-def check_config(cfg: Config, extra_smem: int = 0):
-    """ValueError unless the tile, ring and epilogue fit the hardware."""
-    if cfg.cta_group not in (1, 2):
-        raise ValueError(f"gemm: cta_group must be 1 or 2, not {cfg.cta_group!r}")
-    if cfg.bn not in (64, 128, 256):
-        raise ValueError(f"gemm: bn must be 64, 128 or 256 (2 x bn TMEM columns, a power "
-                         f"of two), not {cfg.bn!r}")
-    if cfg.epi_cols not in (16, 32, 64) or cfg.bn % cfg.epi_cols:
-        raise ValueError(f"gemm: epi_cols must be 16, 32 or 64 and divide bn={cfg.bn}; "
-                         f"got {cfg.epi_cols!r}")
-    if cfg.out_dtype not in (bf16, f32):
-        raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {cfg.out_dtype}")
-    if cfg.stages < 2 or smem_bytes(cfg, extra_smem) > SMEM_LIMIT:
-        raise ValueError(f"gemm: {cfg.stages} stages need {smem_bytes(cfg, extra_smem)} "
-                         f"bytes of shared memory; a CTA has {SMEM_LIMIT} (and at least 2 "
-                         f"stages are needed)")
-
-
-class Tile_:
-    """One output tile of a schedule (registers or ints): the row of A this
-    CTA loads, the row of B (an N index) this CTA loads, the output row of
-    this CTA's 128 rows and the output column; row_limit: rows at or past it
-    are not stored (None: all)."""
-
-    def __init__(self, a_row, b_row, c_row, c_col, row_limit=None):
-        self.a_row, self.b_row, self.c_row, self.c_col = a_row, b_row, c_row, c_col
-        self.row_limit = row_limit
-
-
-# -- shared memory and barriers ----------------------------------------------------------
-
-class Ring:
-    """The stages, barriers and TMEM slot of one CTA, allocated in the trace
-    (the same offsets in both CTAs of a pair, which the pair's MMA relies on)."""
-
-    def __init__(self, cfg: Config):
-        self.cfg = cfg
-        self.sA = smem.alloc(bf16, (cfg.stages, BM, BK), swizzle="128B", align=1024)
-        self.sB = smem.alloc(bf16, (cfg.stages, cfg.b_rows, BK), swizzle="128B", align=1024)
-        self.full = smem.mbarrier(cfg.stages)
-        self.empty = smem.mbarrier(cfg.stages)
-        self.acc_full = smem.mbarrier(2)
-        self.acc_empty = smem.mbarrier(2)
-        self.tmem_slot = smem.alloc(b32, (1,))
-
-    def init(self, tid, warp):
-        """Thread 0 initialises the barriers, warp 1 allocates TMEM; then the
-        CTA (the pair) synchronises and every thread reads the TMEM address."""
-        cfg = self.cfg
-        with ptx.if_(tid == 0):
-            for s in range(cfg.stages):
-                ptx.mbarrier.init(self.full[s], 1)
-                ptx.mbarrier.init(self.empty[s], 1)
-            for b in range(2):
-                ptx.mbarrier.init(self.acc_full[b], 1)
-                ptx.mbarrier.init(self.acc_empty[b], EPI_THREADS * cfg.cta_group)
-            ptx.fence.mbarrier_init()
-        with ptx.if_(warp == MMA_WARP):
-            ptx.tcgen05.alloc(self.tmem_slot, cfg.tmem_cols, cta_group=cfg.cta_group)
-            ptx.tcgen05.relinquish_alloc_permit(cta_group=cfg.cta_group)
-        ptx.tcgen05.fence_before_thread_sync()
-        sync_all(cfg)
-        ptx.tcgen05.fence_after_thread_sync()
-        tmem = reg.scalar(b32)
-        ptx.inst.ld.shared.b32(tmem, ptx.addr(self.tmem_slot))
-        return tmem
-
-    def barrier_arrays(self):
-        arrays = [reg.from_(a, u32) for a in (self.full, self.empty, self.acc_full,
-                                               self.acc_empty)]
-        counts = [self.cfg.stages, self.cfg.stages, 2, 2]
-        return [ptx.mbarrier.array(base, 0, n) for base, n in zip(arrays, counts)]
-
-    def finish(self, warp, tmem):
-        """Everyone is done with TMEM (the epilogue read every accumulator):
-        warp 1 frees it."""
-        cfg = self.cfg
-        ptx.tcgen05.fence_before_thread_sync()
-        sync_all(cfg)
-        with ptx.if_(warp == MMA_WARP):
-            ptx.tcgen05.fence_after_thread_sync()
-            ptx.tcgen05.dealloc(tmem, cfg.tmem_cols, cta_group=cfg.cta_group)
-
-
-def sync_all(cfg):
-    """bar.sync of the CTA, or a cluster barrier for a pair."""
-    if cfg.cta_group == 2:
-        ptx.cluster.sync()
-    else:
-        ptx.bar.sync(0)
-
-
-# -- the three roles ------------------------------------------------------------------------
-
-def produce(cfg, ring, fulls, empties, a_desc, b_desc):
-    """The producer thread's body for one tile: every k tile into the ring.
-    A pair's loads complete on the even CTA's full barrier (mapa to rank 0)."""
-    state = ptx.pipeline(cfg.stages, phase=reg.scalar(u32, init=1))  # empty: first lap free
-    is_leader = ptx.cluster.rank(0) if cfg.cta_group == 2 else None
-
-    def tile(t):
-        for k in ptx.range_(0, cfg.k_tiles):
-            stage, phase = state.advance()
-            empties.at(stage).wait(phase)
-            full = fulls.at(stage)
-            k_elem = k * BK
-            if cfg.cta_group == 1:
-                full.arrive_expect_tx(cfg.tx_bytes)
-                ptx.cp.async_.bulk.tensor_2d(dst=ring.sA[stage], src=a_desc,
-                                             coord=(k_elem, t.a_row), mbar=full)
-                ptx.cp.async_.bulk.tensor_2d(dst=ring.sB[stage], src=b_desc,
-                                             coord=(k_elem, t.b_row), mbar=full)
-            else:
-                ptx.mbarrier.arrive_expect_tx(full, cfg.tx_bytes, pred=is_leader)
-                target = ptx.cluster.map_shared_u32(full.addr_reg(), 0)
-                ptx.cp.async_.bulk.tensor_2d(dst=ring.sA[stage], src=a_desc,
-                                             coord=(k_elem, t.a_row), mbar=target, cta_group=2)
-                ptx.cp.async_.bulk.tensor_2d(dst=ring.sB[stage], src=b_desc,
-                                             coord=(k_elem, t.b_row), mbar=target, cta_group=2)
-    return tile
-
-
-def issue_mma(cfg, ring, fulls, empties, acc_fulls, acc_empties, tmem):
-    """The MMA thread's body for one tile: wait for a free accumulator, one
-    k tile at a time wait for its stage, 4 MMAs, commit the stage free; at
-    the end commit the accumulator full."""
-    kstate = ptx.pipeline(cfg.stages)
-    astate = ptx.pipeline(2, phase=reg.scalar(u32, init=1))          # acc_empty: first lap free
-    sA, sB = reg.from_(ring.sA, u32), reg.from_(ring.sB, u32)
-    mask = reg.scalar(b16, init=0b11) if cfg.cta_group == 2 else None  # both CTAs of the pair
-    idesc = cfg.idesc
-
-    def commit(slot):
-        ptx.tcgen05.commit(slot, cta_group=cfg.cta_group, multicast_mask=mask)
-
-    def tile(t):
-        acc, acc_phase = astate.advance()
-        acc_empties.at(acc).wait(acc_phase)
-        ptx.tcgen05.fence_after_thread_sync()
-        d = reg.scalar(b32)
-        ptx.inst.mad.lo.u32(d, acc, cfg.bn, tmem)          # accumulator b at column b * bn
-        accumulate = reg.scalar(pred)
-        for k in ptx.range_(0, cfg.k_tiles):
-            stage, phase = kstate.advance()
-            fulls.at(stage).wait(phase)
-            ptx.tcgen05.fence_after_thread_sync()
-            ptx.inst.setp.ne.u32(accumulate, k, 0)          # the tile's first MMA overwrites D
-            a0 = ptx.tcgen05.descriptor(sA + stage * cfg.a_bytes, stride_bytes=ATOM_BYTES,
-                                        swizzle="128B")
-            b0 = ptx.tcgen05.descriptor(sB + stage * cfg.b_bytes, stride_bytes=ATOM_BYTES,
-                                        swizzle="128B")
-            for kk in range(BK // K_MMA):
-                step = kk * K_MMA * 2 >> 4                  # 32 bytes per k16, in 16-byte units
-                a = a0 + step if kk else a0
-                b = b0 + step if kk else b0
-                ptx.tcgen05.mma(d, a, b, idesc, cta_group=cfg.cta_group, kind="f16",
-                                enable_input_d=accumulate if kk == 0 else True)
-            commit(empties.at(stage))
-        commit(acc_fulls.at(acc))
-    return tile
-
-
-class Epilogue:
-    """Warps 2-5: TMEM -> registers (32x32b, one row per thread) -> global."""
-
-    def __init__(self, cfg, acc_fulls, acc_empties, tmem, warp, lane, pc, ldc):
-        self.cfg, self.acc_fulls, self.acc_empties = cfg, acc_fulls, acc_empties
-        self.state = ptx.pipeline(2)
-        quarter = warp & 3                                  # the lanes this warp may access
-        self.row = (quarter << 5) + lane                    # row of the CTA's 128
-        self.taddr = tmem + (quarter << 21)                 # lane 32 * quarter, column 0
-        self.pc, self.ldc = pc, ldc
-        self.esize = 4 if cfg.out_dtype == f32 else 2
-        self.regs = reg.array(f32, cfg.epi_cols)
-        self.packed = reg.array(b32, cfg.epi_cols // 2) if cfg.out_dtype == bf16 else None
-
-    def _release(self, acc):
-        slot = self.acc_empties.at(acc)
-        if self.cfg.cta_group == 2:   # the even CTA's MMA thread waits for both CTAs
-            ptx.cluster.arrive_remote(slot.addr_reg(), 0)
-        else:
-            ptx.mbarrier.arrive(slot)
-
-    def tile(self, t):
-        cfg = self.cfg
-        acc, phase = self.state.advance()
-        self.acc_fulls.at(acc).wait(phase)
-        ptx.tcgen05.fence_after_thread_sync()
-        taddr = reg.scalar(u32)
-        ptx.inst.mad.lo.u32(taddr, acc, cfg.bn, self.taddr)
-        row = t.c_row + self.row
-        keep = row < t.row_limit if t.row_limit is not None else None
-        offset = reg.from_(row, u64) * self.ldc + reg.from_(t.c_col, u64)
-        ptr = self.pc + offset * self.esize
-        chunks = cfg.bn // cfg.epi_cols
-        for c in range(chunks):
-            c0 = c * cfg.epi_cols
-            ptx.tcgen05.ld(self.regs, ptx.addr(taddr, c0), shape="32x32b", count=cfg.epi_cols)
-            ptx.tcgen05.wait_ld()
-            if c == chunks - 1:        # the whole accumulator is in registers
-                ptx.tcgen05.fence_before_thread_sync()
-                self._release(acc)
-            self._store(ptr, c0, keep)
-
-    def _store(self, ptr, c0, keep):
-        regs = self.regs
-        if self.cfg.out_dtype == f32:
-            for j in range(0, self.cfg.epi_cols, 4):
-                ptx.inst.st.global_.v4.f32(ptx.addr(ptr, 4 * (c0 + j)), regs[j:j + 4], pred=keep)
-            return
-        packed = self.packed
-        for j in range(len(packed)):
-            # cvt.rn.bf16x2.f32 d, a, b puts a in the upper half: column 2j+1
-            ptx.inst.cvt.rn.bf16x2.f32(packed[j], regs[2 * j + 1], regs[2 * j])
-        for j in range(0, len(packed), 4):
-            ptx.inst.st.global_.v4.b32(ptx.addr(ptr, 2 * c0 + 4 * j), packed[j:j + 4], pred=keep)
-
-
-def run_roles(cfg, ring, tid, *, a_desc, b_desc, pc, ldc, schedule):
-    """The warp-specialised body: schedule(body) calls body(tile) for every
-    tile of this CTA, in the same order for each role."""
-    warp, lane = tid >> 5, tid & 31
-    tmem = ring.init(tid, warp)
-    fulls, empties, acc_fulls, acc_empties = ring.barrier_arrays()
-    with ptx.if_(tid == 32 * TMA_WARP):
-        for desc in (a_desc, b_desc):
-            ptx.inst.prefetch.tensormap(ptx.addr(desc))
-        schedule(produce(cfg, ring, fulls, empties, a_desc, b_desc))
-    mma_thread = tid == 32 * MMA_WARP
-    if cfg.cta_group == 2:             # only the even CTA issues the pair's MMAs
-        mma_thread = mma_thread & ptx.cluster.rank(0)
-    with ptx.if_(mma_thread):
-        schedule(issue_mma(cfg, ring, fulls, empties, acc_fulls, acc_empties, tmem))
-    with ptx.if_(warp >= FIRST_EPI_WARP):
-        epilogue = Epilogue(cfg, acc_fulls, acc_empties, tmem, warp, lane, pc, ldc)
-        schedule(epilogue.tile)
-    ring.finish(warp, tmem)
 
 
 # -- the dense GEMM --------------------------------------------------------------------------
@@ -378,49 +83,55 @@ def check_shape(M, N, K, cfg):
 
 def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, cta_group: int = 1,
                bn: int = 256, stages: int | None = None, epi_cols: int = 32,
-               num_sms: int = NUM_SMS, arch: str = ARCH):
+               epilogue: str = "direct", num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel for A (M x K) and B (N x K), bf16 -> C = A @ B.T (M x N,
     out_dtype bf16 or f32). cta_group 1 (one CTA per 128 x bn tile) or 2
     (a CTA pair per 256 x bn tile, see the module doc). stages: the ring
     depth (default: as many as fit, at most 6). epi_cols: columns per
-    tcgen05.ld of the epilogue. num_sms: CTAs (pairs: 2 x pairs) of the
-    persistent grid at most."""
+    tcgen05.ld of the epilogue. epilogue: "direct" (registers -> global) or
+    "tma" (registers -> a swizzled shared tile -> one thread's TMA store per
+    chunk; rows of epi_cols outputs must be 32, 64 or 128 bytes). num_sms:
+    CTAs (pairs: 2 x pairs) of the persistent grid at most."""
     cfg = Config(bn=bn, stages=stages or 2, cta_group=cta_group, out_dtype=out_dtype,
-                 k_tiles=K // BK, epi_cols=epi_cols)
+                 k_tiles=K // BK, epi_cols=epi_cols, epilogue=epilogue)
     cfg.stages = stages or fit_stages(cfg)
     check_config(cfg)
     check_shape(M, N, K, cfg)
     m_tiles = M // (BM * cta_group)         # tiles of the CTA (pair)
     total = m_tiles * (N // bn)
     groups = min(max(num_sms // cta_group, 1), total)   # CTAs or pairs
+    c_spec = Tile(M, N, out_dtype)
+    if epilogue == "tma":    # 128 x epi_cols boxes, swizzled by their row span
+        swizzled = {32: Layout.TMA_32B, 64: Layout.TMA_64B, 128: Layout.TMA_128B}
+        c_spec = Tile(M, N, out_dtype, swizzled[cfg.epi_row_bytes], tma_box=(BM, epi_cols))
 
     @kernel(in_specs=(Tile(M, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
                       Tile(N, K, bf16, Layout.TMA_128B, tma_box=(cfg.b_rows, BK))),
-            out_specs=(Tile(M, N, out_dtype),), grid=(groups * cta_group, 1, 1),
+            out_specs=(c_spec,), grid=(groups * cta_group, 1, 1),
             block=(THREADS, 1, 1), cluster=(cta_group, 1, 1), arch=arch)
     def gemm(A, B, C):
         a_desc, b_desc = A.tma_desc(), B.tma_desc()
-        (pc,) = ptx.global_ptrs(C)
-        ring = Ring(cfg)
-        tid = reg.from_(ptx.special.tid.x(), u32)
-        if cta_group == 2:
-            first = reg.from_(ptx.special.clusterid.x(), u32)
-            rank = reg.from_(ptx.special.cluster_ctarank(), u32)
+        (pc,), c_desc = (None,), None
+        if epilogue == "tma":
+            c_desc = C.tma_desc()
         else:
-            first, rank = reg.from_(ptx.special.ctaid.x(), u32), 0
+            (pc,) = ptx.global_ptrs(C)
+        tiles = Tcgen05Tiles(cfg)
+        tid = reg.from_(ptx.special.tid.x(), u32)
+        m_first = MFirstScheduler(m_tiles, N // bn, bm=BM, bn=bn, ctas=groups,
+                                  cluster=cta_group)
+
+        def tile_of(m0, n0, rank):
+            row = m0 + rank * BM if cta_group == 2 else m0
+            b_row = n0 + rank * cfg.b_rows if cta_group == 2 else n0
+            return GemmTile(a_row=row, b_row=b_row, c_row=row, c_col=n0)
 
         def schedule(body):
             """This CTA's tiles, M first: body(tile) for each."""
-            for t in ptx.range_(first, total, groups):
-                n_tile = t // m_tiles
-                m0 = (t - n_tile * m_tiles) * (BM * cta_group)
-                n0 = n_tile * bn
-                row = m0 + rank * BM if cta_group == 2 else m0
-                b_row = n0 + rank * cfg.b_rows if cta_group == 2 else n0
-                body(Tile_(a_row=row, b_row=b_row, c_row=row, c_col=n0))
+            m_first(lambda m0, n0, rank: body(tile_of(m0, n0, rank)))
 
-        run_roles(cfg, ring, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
-                  schedule=schedule)
+        run_roles(cfg, tiles, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
+                  schedule=schedule, c_desc=c_desc)
         ptx.ret()
 
     gemm.config = cfg

@@ -1,7 +1,8 @@
 """Blackwell (sm_100a) grouped GEMM for mixture-of-experts layers on tcgen05,
 bf16 in, f32 accumulation in Tensor Memory, bf16 or f32 out, built from the
-pieces of examples/blackwell/gemm.py (the TMA producer thread, the MMA
-thread with double-buffered TMEM accumulators, the epilogue warps).
+pieces of pyptx.pipeline.tcgen05_gemm (the TMA producer thread, the MMA
+thread with double-buffered TMEM accumulators, the epilogue warps) and the
+expert tile scheduler of pyptx.pipeline.scheduler.
 
 ``build_grouped_gemm(T, N, K, G)``: variable tokens per expert, as
 ``torch._grouped_mm`` takes them. A is (T, K) with the rows of expert g from
@@ -35,11 +36,12 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
-from examples.blackwell import gemm as dense  # noqa: E402
-from examples.blackwell.gemm import BK, BM, THREADS, Config, Ring, Tile_  # noqa: E402
-from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.pipeline import tcgen05_gemm as tc  # noqa: E402
+from pyptx.pipeline.scheduler import ExpertScheduler, expert_tiles  # noqa: E402
+from pyptx.pipeline.tcgen05_gemm import BK, BM, THREADS, Config, GemmTile, Tcgen05Tiles  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
-from pyptx.types import bf16, s32, u32, u64  # noqa: E402
+from pyptx.types import bf16, s32, u32  # noqa: E402
 
 ARCH = "sm_100a"
 MAX_EXPERTS = THREADS       # one thread per expert builds the schedule
@@ -47,12 +49,12 @@ MAX_EXPERTS = THREADS       # one thread per expert builds the schedule
 
 def schedule_bytes(G: int) -> int:
     """Shared memory of the schedule: first row, row end, first tile per expert."""
-    return 4 * (3 * G + 1) + 16
+    return ExpertScheduler.smem_bytes(G)
 
 
 def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16, bn: int = 256,
                        stages: int | None = None, epi_cols: int = 32,
-                       num_sms: int = dense.NUM_SMS, arch: str = ARCH):
+                       num_sms: int = tc.NUM_SMS, arch: str = ARCH):
     """C (T, N) with rows offs[g-1]:offs[g] = those rows of A (T, K) @ B_g.T,
     B_g = B[g*N:(g+1)*N] (B is (G*N, K)), offs a (G,) int32 tensor of
     cumulative row ends. N must be a multiple of bn (64, 128 or 256), K of
@@ -63,8 +65,8 @@ def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16, bn: in
     extra = schedule_bytes(G)
     cfg = Config(bn=bn, stages=stages or 2, out_dtype=out_dtype, k_tiles=K // BK,
                  epi_cols=epi_cols)
-    cfg.stages = stages or dense.fit_stages(cfg, extra)
-    dense.check_config(cfg, extra)
+    cfg.stages = stages or tc.fit_stages(cfg, extra)
+    tc.check_config(cfg, extra)
     n_tiles = N // bn
 
     @kernel(in_specs=(Tile(T, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
@@ -75,54 +77,17 @@ def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16, bn: in
     def grouped_gemm(A, B, offs, C):
         a_desc, b_desc = A.tma_desc(), B.tma_desc()
         p_offs, pc = ptx.global_ptrs(offs, C)
-        ring = Ring(cfg)
-        # per expert: first row, row end, first tile (G + 1 entries: the total last)
-        s_start = smem.alloc(u32, G, name="expert_start")
-        s_end = smem.alloc(u32, G, name="expert_end")
-        s_first = smem.alloc(u32, G + 1, name="expert_first_tile")
+        tiles = Tcgen05Tiles(cfg)
+        experts = ExpertScheduler(G, n_tiles, bm=BM, bn=bn)
         tid = reg.from_(ptx.special.tid.x(), u32)
-
-        # One thread per expert: its rows and tile count (kept in
-        # expert_first_tile[g + 1] until the prefix sum below).
-        with ptx.if_(tid < G):
-            end = reg.scalar(u32)
-            ptx.inst.ld.global_.u32(end, ptx.addr(p_offs + reg.from_(tid, u64) * 4))
-            start = reg.scalar(u32, init=0)
-            with ptx.if_(tid > 0):
-                ptx.inst.ld.global_.u32(start, ptx.addr(p_offs + reg.from_(tid, u64) * 4, -4))
-            rows = reg.from_(end, u32) - start
-            s_start[tid, ] = start
-            s_end[tid, ] = end
-            s_first[tid + 1, ] = ((rows + (BM - 1)) >> 7) * n_tiles
-        with ptx.if_(tid == 0):
-            s_first[0, ] = 0
-        ptx.bar.sync(0)
-        prefix = reg.scalar(u32, init=0)
-        with ptx.if_(tid < G):
-            for i in ptx.range_(0, tid + 1):
-                prefix += s_first[i + 1, ]
-        ptx.bar.sync(0)
-        with ptx.if_(tid < G):
-            s_first[tid + 1, ] = prefix
+        experts.build(tid, p_offs, count_first=False)
         # (the ring's start-up barrier publishes the schedule)
 
         def schedule(body):
-            total = s_first[G, ]
-            expert = reg.scalar(u32, init=0)
-            first = reg.from_(ptx.special.ctaid.x(), u32)
-            for t in ptx.range_(first, total, num_sms):
-                with ptx.loop() as search:   # the expert whose tiles hold t
-                    nxt = s_first[expert + 1, ]
-                    search.break_(pred=t < nxt)
-                    expert += 1
-                local = t - s_first[expert, ]
-                m_tile = local // n_tiles
-                n0 = (local - m_tile * n_tiles) * bn
-                row = s_start[expert, ] + m_tile * BM
-                body(Tile_(a_row=row, b_row=expert * N + n0, c_row=row, c_col=n0,
-                           row_limit=s_end[expert, ]))
+            experts(lambda e: body(GemmTile(a_row=e.row, b_row=e.expert * N + e.n0, c_row=e.row,
+                                            c_col=e.n0, row_limit=e.row_end)), ctas=num_sms)
 
-        dense.run_roles(cfg, ring, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
+        tc.run_roles(cfg, tiles, tid, a_desc=a_desc, b_desc=b_desc, pc=pc, ldc=N,
                         schedule=schedule)
         ptx.ret()
 
@@ -138,13 +103,7 @@ def uniform_offsets(G: int, M: int) -> np.ndarray:
 def tile_schedule(offs, N: int, bn: int = 256):
     """Python mirror of the kernel's schedule: (expert, first row, row end,
     column) of every tile, in tile-index order."""
-    tiles, start = [], 0
-    for g, end in enumerate(int(o) for o in offs):
-        for m in range(-(-(end - start) // BM)):
-            for n in range(N // bn):
-                tiles.append((g, start + m * BM, end, n * bn))
-        start = end
-    return tiles
+    return expert_tiles(offs, N, BM, bn)
 
 
 def reference(a, b, offs):

@@ -63,8 +63,12 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
-from examples.hopper.gemm import fragment_row_col, launch_directives, store_direct  # noqa: E402
 from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx.pipeline import (AttentionScheduler, PingPong, Ring, consumer_role,  # noqa: E402
+                            fragment_row_col, init_rings, launch_directives,
+                            prefetch_descriptors, producer_role, store_direct)
+from pyptx.pipeline.roles import CONSUMER_REGS, PRODUCER_REGS  # noqa: E402,F401
+from pyptx.pipeline.wgmma_gemm import wgmma_descriptor  # noqa: E402
 from pyptx.errors import KernelError  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
 from pyptx.types import b32, bf16, f32, s32, u32, u64  # noqa: E402
@@ -74,12 +78,10 @@ BM = 128                   # Q rows per CTA: two consumer warpgroups of 64
 BN = 128                   # K/V rows per block
 WG_M = 64
 THREADS = 384              # producer warpgroup + two consumer warpgroups
-PRODUCER_REGS, CONSUMER_REGS = 40, 232   # 128*40 + 256*232 <= 64K registers
 HEAD_DIMS = (64, 128)
 LOG2E = 1.4426950408889634
 LN2 = 0.6931471805599453
 NEG_INF = float("-inf")
-SCHED_BARRIERS = (1, 2)    # named barriers of the ping-pong (0 is bar.sync 0)
 NUM_SMS = 132              # H100 SXM / H200
 
 
@@ -190,26 +192,17 @@ class SharedTiles:
         self.q_bar = smem.mbarrier(1)
         # persistent: both consumers are done with Q (the next tile's may load)
         self.q_empty = smem.mbarrier(1) if cfg.persistent else None
-        self.bars = {name: smem.mbarrier(cfg.stages)
-                     for name in ("k_full", "k_empty", "v_full", "v_empty")}
+        # full: the producer's arrive + bytes; empty: one arrive per consumer
+        self.k_ring = Ring(cfg.stages, empty_arrivals=2)
+        self.v_ring = Ring(cfg.stages, empty_arrivals=2)
 
     def init(self, leader):
         """Thread `leader` initialises the barriers; then the CTA meets."""
-        with ptx.if_(leader):
+        def q_barriers():
             ptx.mbarrier.init(self.q_bar[0], 1)
             if self.q_empty is not None:
                 ptx.mbarrier.init(self.q_empty[0], 2)
-            for s in range(self.cfg.stages):
-                for name, count in (("k_full", 1), ("v_full", 1), ("k_empty", 2),
-                                    ("v_empty", 2)):
-                    # full: the producer's arrive + bytes; empty: one arrive per consumer
-                    ptx.mbarrier.init(self.bars[name][s], count)
-            ptx.fence.proxy_async_shared_cta()
-        ptx.bar.sync(0)
-
-    def ring(self, name):
-        """The barriers `name` as an array indexed by a stage register."""
-        return ptx.mbarrier.array(reg.from_(self.bars[name], u32), 0, self.cfg.stages)
+        init_rings(leader, [self.k_ring, self.v_ring], extra=q_barriers)
 
 
 # -- the producer -----------------------------------------------------------------------
@@ -222,22 +215,17 @@ class Producer:
     def __init__(self, cfg, tiles, descs):
         self.cfg, self.tiles = cfg, tiles
         self.q_desc, self.k_desc, self.v_desc = descs
-        # the empty barriers start in phase 0: waiting on parity 1 passes at
-        # once, so the first lap does not block
-        self.k_state = ptx.pipeline(cfg.stages, phase=reg.scalar(u32, init=1))
-        self.v_state = ptx.pipeline(cfg.stages, phase=reg.scalar(u32, init=1))
+        self.k = tiles.k_ring.producer(bind=False)
+        self.v = tiles.v_ring.producer(bind=False)
         self.q_phase = reg.scalar(u32, init=1) if cfg.persistent else None
-        self.rings = {name: tiles.ring(name) for name in ("k_full", "k_empty", "v_full",
-                                                          "v_empty")}
-        for desc in descs:
-            ptx.inst.prefetch.tensormap(ptx.addr(desc))
+        self.k.bind()
+        self.v.bind()
+        prefetch_descriptors(*descs)
 
     def _load(self, kind, row):
-        state, tile, desc = ((self.k_state, self.tiles.sK, self.k_desc) if kind == "k"
-                             else (self.v_state, self.tiles.sV, self.v_desc))
-        stage, phase = state.advance()
-        self.rings[f"{kind}_empty"].at(stage).wait(phase)
-        full = self.rings[f"{kind}_full"].at(stage)
+        ring, tile, desc = ((self.k, self.tiles.sK, self.k_desc) if kind == "k"
+                            else (self.v, self.tiles.sV, self.v_desc))
+        stage, full = ring.acquire()
         full.arrive_expect_tx(self.cfg.tile_bytes)
         ptx.cp.async_.bulk.tensor_3d(dst=tile[stage], src=desc, coord=(0, row, 0), mbar=full)
 
@@ -277,68 +265,29 @@ class Consumer:
         self.m = [reg.scalar(f32) for _ in range(2)]         # running max (scaled), per half
         self.l = [reg.scalar(f32) for _ in range(2)]         # this thread's part of the row sum
         self.alpha = [reg.scalar(f32) for _ in range(2)]     # O's rescale factor
-        self.k_state = ptx.pipeline(cfg.stages)
-        self.v_state = ptx.pipeline(cfg.stages)
-        self.rings = {name: tiles.ring(name) for name in ("k_full", "k_empty", "v_full",
-                                                          "v_empty")}
+        self.k = tiles.k_ring.consumer(bind=False)
+        self.v = tiles.v_ring.consumer(bind=False)
+        self.k.bind()
+        self.v.bind()
         self.frees = lane128 == 0                            # one arrival per warpgroup
         self.q_phase = reg.scalar(u32, init=0) if cfg.persistent else 0
         # this warpgroup's 64 rows start 64 lines into each 128-line Q panel
         q_addr = reg.from_(tiles.sQ, u32) + consumer * (WG_M * 128)
-        self.q_desc = self._descriptor(q_addr, tiles.sQ.gmma_layout)
+        self.q_desc = wgmma_descriptor(q_addr, tiles.sQ.gmma_layout)
         self.k_base = reg.from_(tiles.sK, u32)
         self.v_base = reg.from_(tiles.sV, u32)
-        if cfg.pingpong:
-            self.own_bar = consumer + SCHED_BARRIERS[0]
-            self.other_bar = SCHED_BARRIERS[1] - consumer
+        self.turns = PingPong(consumer, enabled=cfg.pingpong)
         self.frag = fragment_row_col(lane128)
         self.consumer = consumer
 
-    @staticmethod
-    def _descriptor(address, layout):
-        return ptx.wgmma.make_descriptor(
-            address, leading_byte_offset=layout.leading_byte_offset,
-            stride_byte_offset=layout.stride_byte_offset, swizzle=layout.swizzle_code)
-
-    # -- turns of the ping-pong ------------------------------------------------------
-    def first_turn(self):
-        """The first consumer's barrier gets the first arrival: it goes first."""
-        if self.cfg.pingpong:
-            ptx.inst.bar.arrive(SCHED_BARRIERS[0], 256, pred=self.consumer == 0)
-
-    def take_turn(self):
-        if self.cfg.pingpong:
-            ptx.bar.sync(self.own_bar, 256)
-
-    def pass_turn(self):
-        if self.cfg.pingpong:
-            ptx.inst.bar.arrive(self.other_bar, 256)
-
-    def last_turn(self):
-        """The first consumer takes the second's last arrival, so that no
-        named barrier is left half-arrived when the CTA exits."""
-        if self.cfg.pingpong:
-            with ptx.if_(self.consumer == 0):
-                ptx.bar.sync(self.own_bar, 256)
-
     # -- the two products -------------------------------------------------------------
-    def wait_k(self):
-        stage, phase = self.k_state.advance()
-        self.rings["k_full"].at(stage).wait(phase)
-        return stage
-
-    def wait_v(self):
-        stage, phase = self.v_state.advance()
-        self.rings["v_full"].at(stage).wait(phase)
-        return stage
-
-    def free(self, kind, stage):
-        ptx.mbarrier.arrive(self.rings[f"{kind}_empty"].at(stage), pred=self.frees)
+    def free(self, ring, stage):
+        ring.release(stage, pred=self.frees)
 
     def issue_qk(self, stage):
         """S = Q K^T over D in k16 steps; a step's 32 bytes lie in panel kk // 4."""
         tiles = self.tiles
-        k_desc = self._descriptor(self.k_base + stage * self.cfg.tile_bytes,
+        k_desc = wgmma_descriptor(self.k_base + stage * self.cfg.tile_bytes,
                                   tiles.sK.gmma_layout)
         ptx.wgmma.fence()
         for kk in range(self.D // 16):
@@ -353,7 +302,7 @@ class Consumer:
         """O += P V over the block's keys in k16 steps: 16 lines of V (2048 bytes)
         and registers 4kk..4kk+3 of P."""
         layout = self.tiles.sV.gmma_layout
-        v_desc = self._descriptor(self.v_base + stage * self.cfg.tile_bytes, layout)
+        v_desc = wgmma_descriptor(self.v_base + stage * self.cfg.tile_bytes, layout)
         ptx.wgmma.fence()
         for kk in range(BN // 16):
             ptx.wgmma.mma_async(shape=(WG_M, self.D, 16), dtype_d=f32, dtype_a=bf16,
@@ -442,39 +391,39 @@ class Consumer:
         if self.cfg.persistent:
             self.q_phase ^= 1
 
-        k_stage = self.wait_k()
-        self.take_turn()
+        k_stage = self.k.wait()
+        self.turns.take()
         self.issue_qk(k_stage)
-        self.pass_turn()
+        self.turns.give()
         ptx.wgmma.wait_group(0)
-        self.free("k", k_stage)
+        self.free(self.k, k_stage)
         if limits is not None:
             self.mask_diagonal(limits)
         self.softmax(first=True)
         self.pack_p()
 
         for _ in ptx.range_(0, n_blocks - 1):
-            k_stage = self.wait_k()
-            self.take_turn()
+            k_stage = self.k.wait()
+            self.turns.take()
             self.issue_qk(k_stage)
             self.rescale_o()                  # while S is computed
-            v_stage = self.wait_v()
+            v_stage = self.v.wait()
             self.issue_pv(v_stage)
-            self.pass_turn()
+            self.turns.give()
             ptx.wgmma.wait_group(1)           # S is done; P V still runs
-            self.free("k", k_stage)
+            self.free(self.k, k_stage)
             self.softmax(first=False)
             ptx.wgmma.wait_group(0)
-            self.free("v", v_stage)
+            self.free(self.v, v_stage)
             self.pack_p()
 
         if self.cfg.persistent:      # the tile's last S is done: Q may be replaced
             ptx.mbarrier.arrive(self.tiles.q_empty[0], pred=self.frees)
         self.rescale_o()
-        v_stage = self.wait_v()
+        v_stage = self.v.wait()
         self.issue_pv(v_stage)
         ptx.wgmma.wait_group(0)
-        self.free("v", v_stage)
+        self.free(self.v, v_stage)
 
     def epilogue(self, po, plse, q_row):
         """O / l to bf16, and LSE = (m + log2 l) * ln 2 (natural log of the
@@ -501,32 +450,6 @@ class Consumer:
 
 
 # -- the kernel -----------------------------------------------------------------------------
-
-class Work:
-    """One tile's registers: its first Q row, its (batch, head)'s first K/V
-    row and the number of K/V blocks it visits."""
-
-    def __init__(self, cfg, bh, m_block):
-        self.kv_row = bh * cfg.seq
-        self.q_row = self.kv_row + m_block * BM
-        # causal: the blocks up to the diagonal (BM == BN)
-        self.n_blocks = m_block + 1 if cfg.causal else cfg.seq // BN
-
-
-def schedule(cfg, body):
-    """body(Work) for each tile of this CTA. One CTA per tile: grid (m blocks,
-    batch*heads), the last Q blocks first (under a causal mask they have the
-    most work). Persistent: tile t = ctaid.x, ctaid.x + ctas, ...; tile t is
-    Q block m_blocks-1 - t % m_blocks of (batch, head) t // m_blocks, so the
-    CTAs running together share K and V in L2."""
-    cta = reg.from_(ptx.special.ctaid.x(), u32)
-    if not cfg.persistent:
-        body(Work(cfg, reg.from_(ptx.special.ctaid.y(), u32), (cfg.m_blocks - 1) - cta))
-        return
-    for t in ptx.range_(cta, cfg.tiles, cfg.ctas):
-        bh = t // cfg.m_blocks
-        body(Work(cfg, bh, (cfg.m_blocks - 1) - (t - bh * cfg.m_blocks)))
-
 
 def build_flash_attention(batch: int, heads: int, seq: int, head_dim: int,
                           causal: bool = False, *, stages: int = 2, pingpong: bool = True,
@@ -560,13 +483,14 @@ def build_flash_attention(batch: int, heads: int, seq: int, head_dim: int,
         tid = reg.from_(ptx.special.tid.x(), u32)
         wg = tid >> 7
         tiles.init(tid == 0)
-        with ptx.if_(wg == 0):
-            ptx.setmaxnreg(PRODUCER_REGS, inc=False)
+        schedule = AttentionScheduler(seq=seq, bm=BM, bn=BN, causal=cfg.causal,
+                                      tiles=cfg.tiles, persistent=cfg.persistent,
+                                      ctas=cfg.ctas)
+        with producer_role(wg):
             with ptx.if_(tid == 0):
                 producer = Producer(cfg, tiles, descs)
-                schedule(cfg, producer.tile)
-        with ptx.else_():
-            ptx.setmaxnreg(CONSUMER_REGS, inc=True)
+                schedule(producer.tile)
+        with consumer_role():
             consumer = Consumer(cfg, tiles, wg - 1, tid & 127)
             limits = None
             if causal:
@@ -575,13 +499,13 @@ def build_flash_attention(batch: int, heads: int, seq: int, head_dim: int,
                 row, col = consumer.frag
                 base = reg.from_(row + consumer.consumer * WG_M - col, s32)
                 limits = [base, base + 8]
-            consumer.first_turn()
+            consumer.turns.start()
 
             def tile(work):
                 consumer.tile(work, limits)
                 consumer.epilogue(po, plse, work.q_row)
-            schedule(cfg, tile)
-            consumer.last_turn()
+            schedule(tile)
+            consumer.turns.finish()
         ptx.ret()
 
     flash_attention_fwd.config = cfg

@@ -1,7 +1,7 @@
 """Hopper (sm_90a) grouped GEMM for mixture-of-experts layers, bf16 in, f32
-accumulation, bf16 or f32 out, built from the pieces of
-examples/hopper/gemm.py (the TMA ring, the producer warp, the consumer
-warpgroups' wgmma k-loop and the epilogues).
+accumulation, bf16 or f32 out, built on pyptx.pipeline (the TMA ring, the
+producer warp, the consumer warpgroups' wgmma k-loop and the epilogues of
+pipeline.wgmma_gemm, the expert tile scheduler), like examples/hopper/gemm.py.
 
 Two kernels:
 
@@ -38,13 +38,17 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
-from examples.hopper import gemm as dense  # noqa: E402
-from examples.hopper.gemm import BK, BM, THREADS, Config, Ring, Tile_  # noqa: E402
-from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
+from pyptx import Tile, kernel, ptx, reg  # noqa: E402
+from pyptx.pipeline import wgmma_gemm as wg_gemm  # noqa: E402
+from pyptx.pipeline.epilogue import WG_M, store_direct  # noqa: E402
+from pyptx.pipeline.roles import launch_directives, warpgroup_ids  # noqa: E402
+from pyptx.pipeline.scheduler import ExpertScheduler  # noqa: E402
+from pyptx.pipeline.wgmma_gemm import BK, BM, BN, THREADS, Config, GemmTile, GemmTiles  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
-from pyptx.types import bf16, f32, s32, u32, u64  # noqa: E402
+from pyptx.types import bf16, f32, s32, u32  # noqa: E402
 
 ARCH = "sm_90a"
+NUM_SMS = 132               # H100 SXM / H200
 MAX_EXPERTS = THREADS       # one thread per expert builds the schedule
 
 
@@ -57,7 +61,7 @@ def _check_out(out_dtype):
 
 def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16,
                                stages: int | None = None, l2_promotion: str = "256B",
-                               num_sms: int = dense.NUM_SMS, arch: str = ARCH):
+                               num_sms: int = NUM_SMS, arch: str = ARCH):
     """C (G*M, N) = per group g: A[g*M:(g+1)*M] @ B[g*K:(g+1)*K] for A (G*M, K)
     and B (G*K, N), bf16. M must be a multiple of 128, K of 64, N one of 64,
     128, 256. l2_promotion: of the A and B descriptors."""
@@ -69,8 +73,8 @@ def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16
         stages = min(8, (200 * 1024) // ((BM + N) * BK * 2))
     cfg = Config(bn=N, stages=stages, cluster=1, b_major="MN", out_dtype=out_dtype,
                  epilogue="direct", k_tiles=K // BK)
-    if dense.smem_bytes(cfg) > 227 * 1024:
-        raise ValueError(f"grouped gemm: {stages} stages need {dense.smem_bytes(cfg)} bytes "
+    if wg_gemm.smem_bytes(cfg) > 227 * 1024:
+        raise ValueError(f"grouped gemm: {stages} stages need {wg_gemm.smem_bytes(cfg)} bytes "
                          f"of shared memory; a CTA has 227 KiB")
     m_tiles = M // BM
     total = G * m_tiles
@@ -80,25 +84,25 @@ def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16
     @kernel(in_specs=(Tile(G * M, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
                       Tile(G * K, N, bf16, Layout.TMA_128B, tma_box=(BK, N), tma_rank=b_rank)),
             out_specs=(Tile(G * M, N, out_dtype),), grid=(ctas, 1, 1), block=(THREADS, 1, 1),
-            arch=arch, raw_directives=dense.launch_directives())
+            arch=arch, raw_directives=launch_directives())
     def grouped_gemm_uniform(A, B, C):
         a_desc = A.tma_desc(l2_promotion=l2_promotion)
         b_desc = B.tma_desc(l2_promotion=l2_promotion)
         (pc,) = ptx.global_ptrs(C)
-        ring = Ring(cfg)
-        tid, wg, lane128 = dense.roles(cfg)
-        ring.init(tid == 0)
+        tiles = GemmTiles(cfg)
+        tid, wg, lane128 = warpgroup_ids()
+        tiles.init(tid == 0)
 
         def schedule(body):
             start = reg.from_(ptx.special.ctaid.x(), u32)
             for t in ptx.range_(start, total, ctas):
                 row = t * BM
-                body(Tile_(a_row=row, b_col=0, k_row=(t // m_tiles) * K, c_row=row))
+                body(GemmTile(a_row=row, b_col=0, k_row=(t // m_tiles) * K, c_row=row))
 
         def store(consumer, tile, row0, frag, _tma):
-            dense.store_direct(consumer.acc, out_dtype, pc, row0, 0, N, N, frag=frag)
+            store_direct(consumer.acc, out_dtype, pc, row0, 0, N, N, frag=frag)
 
-        dense.run_roles(cfg, ring, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc,
+        wg_gemm.run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc,
                         b_rank=b_rank, c_desc=None, schedule=schedule, store=store)
         ptx.ret()
 
@@ -110,7 +114,7 @@ def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16
 
 def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
                        epilogue: str | None = None, stages: int | None = None,
-                       l2_promotion: str = "256B", num_sms: int = dense.NUM_SMS,
+                       l2_promotion: str = "256B", num_sms: int = NUM_SMS,
                        arch: str = ARCH):
     """C (T, N) with rows offs[g-1]:offs[g] = those rows of A (T, K) @ B_g.T,
     B_g = B[g*N:(g+1)*N] (B is (G*N, K)), offs a (G,) int32 tensor of
@@ -118,102 +122,66 @@ def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
     N must be a multiple of 256, K of 64, G at most 384. l2_promotion: of
     the A and B descriptors."""
     _check_out(out_dtype)
-    if N % dense.BN or K % BK or not 1 <= G <= MAX_EXPERTS or T < 1:
-        raise ValueError(f"grouped gemm: N must be a multiple of {dense.BN}, K of {BK}, "
+    if N % BN or K % BK or not 1 <= G <= MAX_EXPERTS or T < 1:
+        raise ValueError(f"grouped gemm: N must be a multiple of {BN}, K of {BK}, "
                          f"1 <= G <= {MAX_EXPERTS}; got T={T} N={N} K={K} G={G}")
     if epilogue is None:
         epilogue = "tma" if out_dtype == bf16 else "direct"
     if epilogue not in ("tma", "direct") or (epilogue == "tma" and out_dtype != bf16):
         raise ValueError(f"grouped gemm: epilogue must be 'direct' or (bf16 out) 'tma', "
                          f"not {epilogue!r}")
-    schedule_bytes = 4 * (3 * G + 1) + 16
+    schedule_bytes = ExpertScheduler.smem_bytes(G)
     choices = [(stages, 128), (stages, 256)] if stages else [(4, 128), (3, 256)]
     for n_stages, epi_cols in choices:
-        cfg = Config(bn=dense.BN, stages=n_stages, cluster=1, b_major="K",
+        cfg = Config(bn=BN, stages=n_stages, cluster=1, b_major="K",
                      out_dtype=out_dtype, epilogue=epilogue, k_tiles=K // BK,
                      epi_cols=epi_cols)
-        if dense.smem_bytes(cfg) + schedule_bytes <= 227 * 1024:
+        if wg_gemm.smem_bytes(cfg) + schedule_bytes <= 227 * 1024:
             break
     else:
         raise ValueError(f"grouped gemm: {stages} stages need "
-                         f"{dense.smem_bytes(cfg) + schedule_bytes} bytes of shared "
+                         f"{wg_gemm.smem_bytes(cfg) + schedule_bytes} bytes of shared "
                          f"memory; a CTA has 227 KiB")
-    n_tiles = N // dense.BN
-    c_spec = (Tile(T, N, bf16, Layout.TMA_128B, tma_box=(dense.WG_M, cfg.epi_cols), tma_rank=3)
+    n_tiles = N // BN
+    c_spec = (Tile(T, N, bf16, Layout.TMA_128B, tma_box=(WG_M, cfg.epi_cols), tma_rank=3)
               if epilogue == "tma" else Tile(T, N, out_dtype))
 
     @kernel(in_specs=(Tile(T, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
-                      Tile(G * N, K, bf16, Layout.TMA_128B, tma_box=(dense.BN, BK)),
+                      Tile(G * N, K, bf16, Layout.TMA_128B, tma_box=(BN, BK)),
                       Tile(G, s32)),
             out_specs=(c_spec,), grid=(num_sms, 1, 1), block=(THREADS, 1, 1), arch=arch,
-            raw_directives=dense.launch_directives())
+            raw_directives=launch_directives())
     def grouped_gemm(A, B, offs, C):
         a_desc = A.tma_desc(l2_promotion=l2_promotion)
         b_desc = B.tma_desc(l2_promotion=l2_promotion)
         c_desc = C.tma_desc() if epilogue == "tma" else None
         p_offs, pc = ptx.global_ptrs(offs, C)
-        ring = Ring(cfg)
-        # per expert: first row, row end, first tile (G + 1 entries: the total last)
-        s_start = smem.alloc(u32, G, name="expert_start")
-        s_end = smem.alloc(u32, G, name="expert_end")
-        s_first = smem.alloc(u32, G + 1, name="expert_first_tile")
-        tid, wg, lane128 = dense.roles(cfg)
+        tiles = GemmTiles(cfg)
+        experts = ExpertScheduler(G, n_tiles, bm=BM, bn=BN)
+        tid, wg, lane128 = warpgroup_ids()
+        experts.build(tid, p_offs)
+        tiles.init(tid == 0)           # its bar.sync also publishes the schedule
 
-        # One thread per expert: its rows and tile count (tiles kept in
-        # expert_first_tile[g + 1] until the prefix sum below).
-        with ptx.if_(tid < G):
-            end = reg.scalar(u32)
-            ptx.inst.ld.global_.u32(end, ptx.addr(p_offs + reg.from_(tid, u64) * 4))
-            start = reg.scalar(u32, init=0)
-            with ptx.if_(tid > 0):
-                ptx.inst.ld.global_.u32(start, ptx.addr(p_offs + reg.from_(tid, u64) * 4,
-                                                        -4))
-            rows = reg.from_(end, u32) - start
-            count = ((rows + (BM - 1)) >> 7) * n_tiles
-            s_start[tid, ] = start
-            s_end[tid, ] = end
-            s_first[tid + 1, ] = count
-        with ptx.if_(tid == 0):
-            s_first[0, ] = 0
-        ptx.bar.sync(0)
-        prefix = reg.scalar(u32, init=0)
-        with ptx.if_(tid < G):
-            for i in ptx.range_(0, tid + 1):
-                prefix += s_first[i + 1, ]
-        ptx.bar.sync(0)
-        with ptx.if_(tid < G):
-            s_first[tid + 1, ] = prefix
-        ring.init(tid == 0)           # its bar.sync also publishes the schedule
+        def tile_of(e):
+            limit = e.row_end
+            return GemmTile(a_row=e.row, b_row=e.expert * N + e.n0, c_row=e.row, c_col=e.n0,
+                            row_limit=limit, full=(e.row + BM) <= limit)
 
         def schedule(body):
-            total = s_first[G, ]
-            expert = reg.scalar(u32, init=0)
-            start_tile = reg.from_(ptx.special.ctaid.x(), u32)
-            for t in ptx.range_(start_tile, total, num_sms):
-                with ptx.loop() as search:   # the expert whose tiles hold t
-                    nxt = s_first[expert + 1, ]
-                    search.break_(pred=t < nxt)
-                    expert += 1
-                local = t - s_first[expert, ]
-                m_tile = local // n_tiles
-                n0 = (local - m_tile * n_tiles) * dense.BN
-                row = s_start[expert, ] + m_tile * BM
-                limit = s_end[expert, ]
-                body(Tile_(a_row=row, b_row=expert * N + n0, c_row=row, c_col=n0,
-                           row_limit=limit, full=(row + BM) <= limit))
+            experts(lambda e: body(tile_of(e)), ctas=num_sms)
 
         def store(consumer, tile, row0, frag, tma_out):
             if tma_out is None:
-                dense.store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, dense.BN,
+                store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, BN,
                                    row_limit=tile.row_limit, frag=frag)
                 return
             with ptx.if_(tile.full):
                 tma_out.store(consumer.acc, row0, tile.c_col)
             with ptx.else_():
-                dense.store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, dense.BN,
+                store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, BN,
                                    row_limit=tile.row_limit, frag=frag)
 
-        dense.run_roles(cfg, ring, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=2,
+        wg_gemm.run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=2,
                         c_desc=c_desc, schedule=schedule, store=store)
         ptx.ret()
 

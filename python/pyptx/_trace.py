@@ -46,7 +46,8 @@ def native():
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
     _native.set_internal_dirs([_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
-                              os.path.join(_PACKAGE_DIR, "runtime"), _CONTEXTLIB])
+                              os.path.join(_PACKAGE_DIR, "runtime"),
+                              os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB])
     # Module.emit and Module.binary read these objects without running Python.
     from pyptx._operands import Address, operand
     from pyptx.reg import Reg

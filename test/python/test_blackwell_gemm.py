@@ -33,6 +33,8 @@ VARIANTS = [
     dict(), dict(out_dtype=f32), dict(bn=128), dict(bn=64, epi_cols=64),
     dict(cta_group=2), dict(cta_group=2, out_dtype=f32), dict(cta_group=2, bn=128, stages=3),
     dict(epi_cols=16, stages=2),
+    dict(epilogue="tma"), dict(epilogue="tma", epi_cols=64), dict(epilogue="tma", out_dtype=f32),
+    dict(epilogue="tma", cta_group=2, epi_cols=16),
 ]
 
 
@@ -203,6 +205,39 @@ def test_numpy_model_of_the_kernel_gives_a_at_b_transposed(cta_group, bn, out_dt
     assert err < (4e-3 if out_dtype == bf16 else 1e-6), err
 
 
+@pytest.mark.parametrize("out_dtype,epi_cols,span", [(bf16, 16, 32), (bf16, 32, 64),
+                                                     (bf16, 64, 128), (f32, 32, 128)])
+def test_tma_epilogue_structure(out_dtype, epi_cols, span):
+    k = gemm.build_gemm(512, 512, 128, epilogue="tma", out_dtype=out_dtype, epi_cols=epi_cols)
+    text = k.module().ptx
+    chunks = 256 // epi_cols
+    # per chunk: wait for the last store to read the tile, meet, write, fence, meet, store
+    assert len(lines(text, "cp.async.bulk.wait_group.read 0;")) == chunks
+    assert len(lines(text, "bar.sync 1, 128;")) == 2 * chunks
+    stores = lines(text, "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group")
+    assert len(stores) == chunks
+    assert len(lines(text, "st.shared.v4.")) == chunks * span // 16   # a row per thread
+    assert not lines(text, "st.global")
+    assert len(lines(text, "cp.async.bulk.wait_group 0;")) == 1       # finish
+    # the row's 16-byte chunks land at chunk ^ (row bits of the swizzle)
+    assert len(lines(text, "xor.b32")) >= span // 16 - 1
+
+
+def test_tma_epilogue_model_of_the_swizzle_is_a_permutation_without_bank_conflicts():
+    # the addresses the epilogue computes, in Python: a quarter-warp (8
+    # threads, rows r..r+7) writing chunk j hits 8 distinct 16-byte bank groups
+    for span in (32, 64, 128):
+        def addr(row, j):
+            key = ((row * span) >> 7) & (span // 16 - 1)
+            return row * span + ((key ^ j) << 4)
+        for row0 in range(0, 128, 8):
+            for j in range(span // 16):
+                groups = {(addr(r, j) // 16) % 8 for r in range(row0, row0 + 8)}
+                assert len(groups) == 8, (span, row0, j)
+        rows = [sorted(addr(r, j) - r * span for j in range(span // 16)) for r in range(128)]
+        assert all(r == list(range(0, span, 16)) for r in rows)
+
+
 def test_refuses_shapes_and_configs():
     with pytest.raises(ValueError, match="M must be a positive multiple of 256"):
         gemm.build_gemm(384, 256, 64, cta_group=2)
@@ -218,6 +253,10 @@ def test_refuses_shapes_and_configs():
         gemm.build_gemm(256, 256, 64, stages=7)
     with pytest.raises(ValueError, match="epi_cols"):
         gemm.build_gemm(256, 256, 64, epi_cols=48)
+    with pytest.raises(ValueError, match="32, 64 or 128 bytes"):
+        gemm.build_gemm(256, 256, 64, epilogue="tma", out_dtype=f32, epi_cols=64)
+    with pytest.raises(ValueError, match="epilogue must be"):
+        gemm.build_gemm(256, 256, 64, epilogue="smem")
 
 
 def test_runs_as_a_script():

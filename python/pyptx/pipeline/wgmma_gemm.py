@@ -1,0 +1,258 @@
+"""The main loop of a warp-specialised Hopper (sm_90a) bf16 GEMM, built on
+the ring, roles and epilogues of this package: a producer thread loads
+128 x 64 A tiles and bn x 64 B tiles by TMA (128B swizzle; B K-major or
+MN-major; with a 2-CTA cluster along M each CTA loads half of the B tile
+and multicasts it), two consumer warpgroups run ``wgmma m64n{bn}k16`` on
+their 64-row halves, keep one wgmma group in flight and free each stage as
+soon as the wgmmas that read it are done (in every CTA of the cluster).
+
+``run_roles`` is the whole warp-specialised body given a schedule
+(``schedule(body)`` calls body(GemmTile) per tile) and a store callback;
+examples/hopper/gemm.py and grouped_gemm.py are built on it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import ptx, reg, smem
+from ..types import bf16, f32, u32
+from .epilogue import WG_M, TmaStoreEpilogue, fragment_row_col
+from .ring import Ring, init_rings
+from .roles import consumer_role, prefetch_descriptors, producer_role
+
+BM, BN, BK = 128, 256, 64          # CTA tile; each consumer warpgroup owns 64 rows
+THREADS = 384                      # producer warpgroup + two consumer warpgroups
+CONSUMERS = 2
+
+
+@dataclass
+class Config:
+    """The shape of one persistent warp-specialised GEMM kernel."""
+    bn: int = BN                   # CTA tile columns (= the wgmma N)
+    stages: int = 4
+    cluster: int = 1               # CTAs along M sharing (multicasting) B
+    b_major: str = "K"             # "K": B is (N, K); "MN": B is (K, N)
+    out_dtype: object = bf16
+    epilogue: str = "direct"       # "direct" (registers -> global) or "tma"
+    k_tiles: int = 1               # K // BK
+    epi_cols: int = BN             # columns per TMA-store chunk of the epilogue
+
+    @property
+    def a_bytes(self):
+        return BM * BK * 2
+
+    @property
+    def b_bytes(self):
+        return self.bn * BK * 2
+
+    @property
+    def stage_tx(self):
+        """Bytes that land in one CTA's stage (A + the whole B tile)."""
+        return self.a_bytes + self.b_bytes
+
+    @property
+    def b_part(self):
+        """B columns (N) each CTA of the cluster loads and multicasts."""
+        return self.bn // self.cluster
+
+
+def smem_bytes(cfg: Config) -> int:
+    """Dynamic shared memory the kernel asks for (tiles, epilogue, barriers)."""
+    total = cfg.stages * cfg.stage_tx + 2 * 8 * cfg.stages
+    if cfg.epilogue == "tma":
+        total += CONSUMERS * WG_M * cfg.epi_cols * 2
+    return total + 1024
+
+
+class GemmTiles:
+    """The A and B stages, the epilogue tile (TMA epilogue) and the ring's
+    barriers, allocated in the trace."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.sA = smem.wgmma_tile(bf16, (cfg.stages, BM, BK), major="K")
+        if cfg.b_major == "K":
+            self.sB = smem.wgmma_tile(bf16, (cfg.stages, cfg.bn, BK), major="K")
+        else:
+            self.sB = smem.wgmma_tile(bf16, (cfg.stages, BK, cfg.bn), major="MN")
+        self.sC = None
+        if cfg.epilogue == "tma":
+            self.sC = smem.alloc(bf16, (CONSUMERS, WG_M, cfg.epi_cols), swizzle="128B",
+                                 align=1024)
+        # one empty arrival per consumer warpgroup of every CTA that reads the stage
+        self.ring = Ring(cfg.stages, empty_arrivals=CONSUMERS * cfg.cluster)
+
+    def init(self, leader):
+        """Thread `leader` initialises the barriers; then every thread of the
+        CTA (and of the cluster) synchronises."""
+        init_rings(leader, [self.ring], cluster=self.cfg.cluster > 1)
+
+
+class GemmTile:
+    """One output tile of a schedule (registers or ints): A row; B row (an N
+    index of a K-major B); B column and k_row (the K row added to each k
+    tile's row) of an MN-major B; C row and column; row_limit: rows at or
+    past it are not stored (None: all); full: a predicate, true when no row
+    of the tile is past row_limit."""
+
+    def __init__(self, a_row, b_row=0, b_col=0, c_row=None, c_col=0, row_limit=None,
+                 full=None, k_row=0):
+        self.a_row, self.b_row, self.b_col, self.k_row = a_row, b_row, b_col, k_row
+        self.c_row = a_row if c_row is None else c_row
+        self.c_col, self.row_limit, self.full = c_col, row_limit, full
+
+
+def _b_coord(cfg, b_desc_rank, k_elem, b_row, b_col):
+    """TMA coordinates (innermost first) of a B box: K-major B (N, K) at row
+    b_row (an N index); MN-major B (K, N) at row k (+ b_row) and column b_col."""
+    if cfg.b_major == "K":
+        return (k_elem, b_row)
+    if b_desc_rank == 3:
+        return (0, k_elem, b_col >> 6)
+    return (b_col, k_elem)
+
+
+class TmaProducer:
+    """One thread's TMA loads into the ring (call from a single thread).
+    b_box_cols: the columns of one B load of an MN-major B (64 with a rank-2
+    descriptor, the CTA's whole part with a rank-3 one); a CTA's part of
+    the B tile is cfg.b_part // b_box_cols loads."""
+
+    def __init__(self, cfg, tiles, barriers, a_desc, b_desc, b_rank, cta_rank=None,
+                 b_box_cols=None):
+        self.cfg, self.tiles = cfg, tiles
+        self.a_desc, self.b_desc, self.b_rank = a_desc, b_desc, b_rank
+        self.b_box_cols = b_box_cols or cfg.b_part
+        self.ring = tiles.ring.producer(barriers)
+        self.sB_base = reg.from_(tiles.sB, u32)
+        self.b_offset, self.b_shift = 0, 0
+        if cfg.cluster > 1:
+            # this CTA's part of the B tile: rows (K-major) or 64-column
+            # stripes (MN-major) cfg.b_part * rank on
+            self.b_offset = cta_rank * (cfg.b_part * BK * 2)
+            self.b_shift = cta_rank * cfg.b_part
+
+    def load_tile(self, t: GemmTile):
+        """Loads the K tiles of one output tile."""
+        cfg = self.cfg
+        a_row, b_row, b_col, k_row = t.a_row, t.b_row, t.b_col, t.k_row
+        load = getattr(ptx.cp.async_.bulk, f"tensor_{self.b_rank}d")
+        multicast = {} if cfg.cluster == 1 else {"multicast_mask": (1 << cfg.cluster) - 1}
+        if cfg.b_major == "K":
+            b_row = b_row + self.b_shift if cfg.cluster > 1 else b_row
+        elif cfg.cluster > 1:
+            b_col = b_col + self.b_shift
+        for k in ptx.range_(0, cfg.k_tiles):
+            stage, full = self.ring.acquire()
+            full.arrive_expect_tx(cfg.stage_tx)
+            k_elem = k * BK
+            ptx.cp.async_.bulk.tensor_2d(dst=self.tiles.sA[stage], src=self.a_desc,
+                                         coord=(k_elem, a_row), mbar=full)
+            kb = k_elem if isinstance(k_row, int) and k_row == 0 else k_elem + k_row
+            if cfg.cluster == 1 and self.b_box_cols == cfg.b_part:
+                dst = self.tiles.sB[stage]
+            else:
+                dst = self.sB_base + stage * cfg.b_bytes
+                if cfg.cluster > 1:
+                    dst = dst + self.b_offset
+            for i in range(cfg.b_part // self.b_box_cols):
+                col = b_col if i == 0 else b_col + i * self.b_box_cols
+                where = dst if i == 0 else ptx.addr(dst, i * BK * self.b_box_cols * 2)
+                load(dst=where, src=self.b_desc, coord=_b_coord(cfg, self.b_rank, kb, b_row, col),
+                     mbar=full, **multicast)
+
+
+def wgmma_descriptor(address, layout):
+    """``ptx.wgmma.make_descriptor`` of a shared tile at `address` with the
+    tile's gmma_layout."""
+    return ptx.wgmma.make_descriptor(
+        address, leading_byte_offset=layout.leading_byte_offset,
+        stride_byte_offset=layout.stride_byte_offset, swizzle=layout.swizzle_code)
+
+
+class WgmmaConsumer:
+    """A consumer warpgroup's k-loop: wgmma on its 64 rows of the tile."""
+
+    def __init__(self, cfg, tiles, barriers, consumer, lane128):
+        self.cfg, self.tiles = cfg, tiles
+        self.lane128 = lane128
+        self.ring = tiles.ring.consumer(barriers)
+        self.prev = reg.scalar(u32, init=0)
+        self.acc = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
+        # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
+        self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
+        self.b_base = reg.from_(tiles.sB, u32)
+        self.a_layout = tiles.sA.gmma_layout
+        self.b_layout = tiles.sB.gmma_layout
+        # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile
+        self.b_step = 32 if cfg.b_major == "K" else 16 * self.b_layout.line_bytes
+        self.signal = lane128 < cfg.cluster      # threads that free a stage
+
+    def _k_tile(self, first):
+        cfg = self.cfg
+        stage = self.ring.wait()
+        a = wgmma_descriptor(self.a_base + stage * cfg.a_bytes, self.a_layout)
+        b = wgmma_descriptor(self.b_base + stage * cfg.b_bytes, self.b_layout)
+        ptx.wgmma.fence()
+        for j in range(BK // 16):
+            ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, 16), dtype_d=f32, dtype_a=bf16,
+                                dtype_b=bf16, d=self.acc, a=a, b=b,
+                                scale_d=not (first and j == 0),
+                                trans_b=0 if cfg.b_major == "K" else 1,
+                                a_k_offset=32 * j, b_k_offset=self.b_step * j)
+        ptx.wgmma.commit_group()
+        return stage
+
+    def _release(self, stage):
+        """Frees `stage` in every CTA of the cluster: lane i of the warpgroup
+        arrives on the empty barrier of CTA i (one arrival per warpgroup)."""
+        cta = None if self.cfg.cluster == 1 else self.lane128
+        self.ring.release(stage, pred=self.signal, cta=cta)
+
+    def mainloop(self):
+        """All K tiles of one output tile into self.acc; every stage is freed."""
+        stage = self._k_tile(first=True)
+        ptx.inst.mov.u32(self.prev, stage)
+        for _ in ptx.range_(1, self.cfg.k_tiles):
+            stage = self._k_tile(first=False)
+            ptx.wgmma.wait_group(1)          # the previous k tile's wgmmas are done
+            self._release(self.prev)
+            ptx.inst.mov.u32(self.prev, stage)
+        ptx.wgmma.wait_group(0)
+        self._release(self.prev)
+
+
+def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
+              store, b_box_cols=None, prefetch=True):
+    """The warp-specialised body: warpgroup 0 lowers its registers and its
+    first thread loads every tile of `schedule` into the ring; warpgroups 1
+    and 2 raise theirs, run the k-loop of each tile and call
+    store(consumer, tile, row0, frag, tma_epilogue) for their 64 rows. With a
+    cluster, every thread meets at a cluster barrier before leaving. prefetch:
+    the producer thread first prefetches the TMA descriptors
+    (``prefetch.tensormap``), so the first loads do not wait for them."""
+    barriers = tiles.ring.barriers()
+    with producer_role(wg):
+        with ptx.if_(tid == 0):
+            if prefetch:
+                prefetch_descriptors(a_desc, b_desc, c_desc)
+            rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
+            producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
+                                   b_box_cols)
+            schedule(producer.load_tile)
+    with consumer_role():
+        consumer_id = wg - 1
+        consumer = WgmmaConsumer(cfg, tiles, barriers, consumer_id, lane128)
+        frag = fragment_row_col(lane128)
+        tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
+                                   chunk_cols=cfg.epi_cols) if tiles.sC is not None else None
+
+        def tile(t):
+            consumer.mainloop()
+            store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
+        schedule(tile)
+        if tma_out is not None:
+            tma_out.finish()
+    if cfg.cluster > 1:
+        # no CTA may leave while its peer can still write its shared memory
+        ptx.cluster.sync()
