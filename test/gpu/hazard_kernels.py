@@ -22,10 +22,15 @@ wrong output elements (0: right). How each broken kernel fails:
   skip it and read the poison the producers have not yet overwritten (their
   values come from global memory, hundreds of cycles away) -> wrong result
   (or a hang, where the hardware waits for the warps that skipped it);
-- async-proxy: one warp writes a tile with `st.shared` and lane 0 stores it
-  with the TMA, with no `fence.proxy.async.shared::cta` between: the TMA
-  unit may read shared memory before the stores reach it -> wrong result,
-  some of the time (a race: the test counts how often).
+- async-proxy: thread 0 writes a tile with `st.shared` and stores it with
+  the TMA, with no `fence.proxy.async.shared::cta` between: the TMA unit
+  may read shared memory before the stores reach it -> wrong result, some
+  of the time (a race: the test counts how often); and the same for a
+  warpgroup's `st.shared` of wgmma operands then the wgmma (pair
+  wgmma_operands);
+- wgmma-pending: reading the accumulator right after `wgmma.commit_group`
+  with no `wgmma.wait_group 0` -- ptxas injects the wait itself, so this
+  broken form computes the right result (the test checks that).
 
 Every kernel traces, passes the ISA verifier and assembles with ptxas, in
 both forms (test/python/test_hazard_kernels.py). The GPU test
@@ -48,7 +53,7 @@ if os.path.join(ROOT, "python") not in sys.path:
     sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
 
 from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
-from pyptx.types import b64, bf16, f32, u32  # noqa: E402
+from pyptx.types import bf16, f32, s32, u32  # noqa: E402
 
 ARCH = "sm_90a"
 POISON = -12345.0   # written to shared memory before the data that should replace it
@@ -291,6 +296,68 @@ def run_async_proxy(k, torch):
     return int((y != x).sum()), x.numel()
 
 
+# -- async-proxy: wgmma reads operands written by st.shared without a proxy fence ----
+# The fill is one value per operand, so the tile's swizzled layout does not
+# matter: C = K * a * b everywhere. Launches alternate two (a, b), so a wgmma
+# that reads the previous launch's tile gives the other product (the way
+# sgl-project/sglang#39124 exposed the same race on tcgen05).
+
+WO_M = WO_N = WO_K = 64
+WO_CTAS = 32
+_launches = [0]
+
+
+def build_wgmma_operands(broken: bool, **options):
+    @kernel(in_specs=(Tile(2, s32),), out_specs=(Tile(WO_CTAS * WO_M, WO_N, f32),),
+            grid=(WO_CTAS, 1, 1), block=(128, 1, 1), arch=ARCH, **options)
+    def wgmma_operands(V, C):
+        pv, pc = ptx.global_ptrs(V, C)
+        sA = smem.wgmma_tile(bf16, (WO_M, WO_K), major="K")
+        sB = smem.wgmma_tile(bf16, (WO_N, WO_K), major="K")
+        tid = _tid()
+        for tile, offset in ((sA, 0), (sB, 4)):   # V holds a and b, each as a bf16 pair
+            pair = reg.scalar(u32)
+            ptx.inst.ld.global_.u32(pair, ptx.addr(pv, offset))
+            mine = reg.from_(tile, u32) + tid * 64
+            for q in range(4):                    # 128 threads x 64 bytes: the 8 KiB tile
+                ptx.inst.st.shared.v4.u32(ptx.addr(mine, 16 * q), [pair] * 4)
+        if not broken:
+            ptx.fence.proxy_async_shared_cta()
+        ptx.bar.sync(0)
+
+        acc = reg.wgmma_frag(m=WO_M, n=WO_N, dtype=f32)
+        for r in acc:
+            ptx.inst.mov.f32(r, 0.0)
+        ptx.wgmma.fence()
+        for j in range(WO_K // 16):
+            ptx.wgmma.mma_async(shape=(WO_M, WO_N, 16), dtype_d=f32, dtype_a=bf16,
+                                dtype_b=bf16, d=acc, a=sA, b=sB, scale_d=True,
+                                a_k_offset=32 * j, b_k_offset=32 * j)
+        ptx.wgmma.commit_group()
+        ptx.wgmma.wait_group(0)
+        lane = tid & 31
+        row = reg.from_(ptx.special.ctaid.x(), u32) * WO_M + (tid >> 5) * 16 + (lane >> 2)
+        out = pc + reg.from_(row * WO_N + (lane & 3) * 2, u32) * 4
+        for j in range(WO_N // 8):
+            for half in range(2):
+                pair = [acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]]
+                ptx.inst.st.global_.v2.f32(ptx.addr(out, 4 * (8 * half * WO_N + 8 * j)), pair)
+        ptx.ret()
+
+    return wgmma_operands
+
+
+def run_wgmma_operands(k, torch):
+    a, b = (1.0, 2.0) if _launches[0] % 2 == 0 else (3.0, 1.0)
+    _launches[0] += 1
+    bits = torch.tensor([a, b], dtype=torch.bfloat16).view(torch.int16).to(torch.int32)
+    v = ((bits << 16) | bits).cuda()          # positive values: no sign bit to spill
+    c = torch.full((WO_CTAS * WO_M, WO_N), float("nan"), device="cuda")
+    k(v, out=c)
+    torch.cuda.synchronize()
+    return int((c != WO_K * a * b).sum()), c.numel()
+
+
 # -- mbarrier-accounting: expect_tx announces more bytes than the copy brings -------
 
 TX_FLOATS = 1024                           # one 4 KiB bulk copy
@@ -404,6 +471,8 @@ PAIRS = {
                               "@%p0 bar.sync 0;"),
     "async_proxy": Pair("async-proxy", build_async_proxy, run_async_proxy, "sometimes-wrong",
                         "fence.proxy.async.shared::cta;"),
+    "wgmma_operands": Pair("async-proxy", build_wgmma_operands, run_wgmma_operands,
+                           "sometimes-wrong", "fence.proxy.async.shared::cta;"),
     "wgmma": Pair("wgmma-pending", build_wgmma, run_wgmma, "repaired",
                   "wgmma.wait_group.sync.aligned 0;"),
 }
@@ -443,6 +512,8 @@ def main(argv):
     kernels = {"fixed": pair.build(False), "broken": pair.build(True)}
     for form in ("fixed", "broken"):
         kernels[form].ptx()     # traced before the timed launches
+    torch.zeros(1, device="cuda")   # and the CUDA context made
+    torch.cuda.synchronize()
     print("ready", flush=True)
     for form in ("fixed", "broken"):
         for _ in range(repeats):
