@@ -12,8 +12,9 @@ wrong output elements (0: right). How each broken kernel fails:
   landed, the thread reads its poison -> wrong result;
 - async-copy-pending, bulk store: a warp writes a tile, lane 0 stores it
   with the TMA, and the warp overwrites the tile with poison without
-  `cp.async.bulk.wait_group.read 0` between: the TMA unit is still reading
-  it -> wrong result;
+  `cp.async.bulk.wait_group.read 0` between (and the CTA exits with the
+  store unwaited): the TMA unit is still reading it -> wrong result (or a
+  fault: a launch that raises counts as misbehaving too);
 - mbarrier-accounting: thread 0 announces 16 more transaction bytes than
   the bulk copy brings; the phase never completes and the `mbarrier` wait
   spins forever -> hang;
@@ -40,8 +41,9 @@ this file's command line, so that a hang is caught by a timeout:
     python test/gpu/hazard_kernels.py KIND [REPEATS]
 
 runs the fixed kernel, then the broken one, REPEATS times each, printing
-one line per launch -- "launch fixed|broken", then "result fixed|broken
-WRONG TOTAL" -- and flushing after each.
+two lines per launch -- "launch fixed|broken", then "result fixed|broken
+WRONG TOTAL" (or "error fixed|broken MESSAGE" and exit 3 if the launch
+raised) -- and flushing after each.
 """
 from __future__ import annotations
 
@@ -233,13 +235,12 @@ def build_bulk_store(broken: bool, **options):
             if not broken:
                 ptx.cp.async_.bulk.wait_group(0, read=True)
         ptx.bar.sync(0)
-        # Reuse the tile: here, overwrite it with poison.
+        # Reuse the tile: here, overwrite it with poison. (The .read wait is
+        # the only one: the kernel's end makes the store's writes visible.)
         dst = base + lane * 16
         poison = _poison4()
         for i in range(BS_V4):
             ptx.inst.st.shared.v4.f32(ptx.addr(dst, i * 512), poison)
-        with ptx.if_(leader):
-            ptx.cp.async_.bulk.wait_group(0)
         ptx.ret()
 
     return bulk_store_overwrite
@@ -316,11 +317,11 @@ def build_wgmma_operands(broken: bool, **options):
         sB = smem.wgmma_tile(bf16, (WO_N, WO_K), major="K")
         tid = _tid()
         for tile, offset in ((sA, 0), (sB, 4)):   # V holds a and b, each as a bf16 pair
-            pair = reg.scalar(u32)
-            ptx.inst.ld.global_.u32(pair, ptx.addr(pv, offset))
+            value = reg.scalar(u32)
+            ptx.inst.ld.global_.u32(value, ptx.addr(pv, offset))
             mine = reg.from_(tile, u32) + tid * 64
             for q in range(4):                    # 128 threads x 64 bytes: the 8 KiB tile
-                ptx.inst.st.shared.v4.u32(ptx.addr(mine, 16 * q), [pair] * 4)
+                ptx.inst.st.shared.v4.u32(ptx.addr(mine, 16 * q), [value] * 4)
         if not broken:
             ptx.fence.proxy_async_shared_cta()
         ptx.bar.sync(0)
@@ -340,8 +341,8 @@ def build_wgmma_operands(broken: bool, **options):
         out = pc + reg.from_(row * WO_N + (lane & 3) * 2, u32) * 4
         for j in range(WO_N // 8):
             for half in range(2):
-                pair = [acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]]
-                ptx.inst.st.global_.v2.f32(ptx.addr(out, 4 * (8 * half * WO_N + 8 * j)), pair)
+                two = [acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]]
+                ptx.inst.st.global_.v2.f32(ptx.addr(out, 4 * (8 * half * WO_N + 8 * j)), two)
         ptx.ret()
 
     return wgmma_operands
@@ -518,7 +519,11 @@ def main(argv):
     for form in ("fixed", "broken"):
         for _ in range(repeats):
             print(f"launch {form}", flush=True)
-            wrong, total = pair.run(kernels[form], torch)
+            try:
+                wrong, total = pair.run(kernels[form], torch)
+            except Exception as e:  # a fault: the context is gone, stop here
+                print(f"error {form} {type(e).__name__}: {e}".replace("\n", " "), flush=True)
+                return 3
             print(f"result {form} {wrong} {total}", flush=True)
     return 0
 
