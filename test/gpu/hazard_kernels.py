@@ -493,6 +493,12 @@ def checker_missing() -> str | None:
     return None
 
 
+def unchecked(pair: Pair, broken: bool):
+    """The kernel of one form with the checker off where there is one (a
+    broken form must trace even under PYPTX_HAZARDS=error)."""
+    return pair.build(broken, **({} if checker_missing() else {"hazards": "off"}))
+
+
 def findings(pair: Pair, broken: bool) -> list:
     """The checker's findings on one form: the messages of the KernelWarnings
     that tracing it with hazards="warn" gives."""
@@ -502,7 +508,10 @@ def findings(pair: Pair, broken: bool) -> list:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         pair.build(broken, hazards="warn").ptx()
-    return [str(w.message) for w in caught if issubclass(w.category, KernelWarning)]
+    # The kind is in the message ("divergent-barrier: ...") or, where the
+    # warning carries it as an attribute, put in front of it.
+    return [f"{getattr(w.message, 'kind', '')}: {w.message}".lstrip(": ")
+            for w in caught if issubclass(w.category, KernelWarning)]
 
 
 def main(argv):
@@ -510,7 +519,7 @@ def main(argv):
     name = argv[0]
     repeats = int(argv[1]) if len(argv) > 1 else 3
     pair = PAIRS[name]
-    kernels = {"fixed": pair.build(False), "broken": pair.build(True)}
+    kernels = {"fixed": unchecked(pair, False), "broken": unchecked(pair, True)}
     for form in ("fixed", "broken"):
         kernels[form].ptx()     # traced before the timed launches
     torch.zeros(1, device="cuda")   # and the CUDA context made
