@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Broken kernels that really misbehave on the GPU, each beside its fix.
 
-Each PAIR is one hazard kind of the checker (pyptx.hazards): `build(broken)`
-gives the kernel with the one line missing or wrong (broken=True) or the
-correct one, `run(k)` launches it on fresh inputs and returns the number of
-wrong output elements (0: right). How each broken kernel fails:
+Each entry of PAIRS shows one hazard kind of the checker (pyptx.hazards):
+`build(broken)` gives the kernel with the one line missing or wrong
+(broken=True) or the correct one, `run(k, torch)` launches it on fresh
+inputs and returns (wrong output elements, all of them). How each broken
+kernel fails:
 
 - async-copy-pending: each thread poisons its shared chunks, issues 8
   `cp.async` copies of 16 bytes from global memory, and reads the chunks
@@ -38,7 +39,7 @@ both forms (test/python/test_hazard_kernels.py). The GPU test
 (test/gpu/test_hazards_gpu.py) launches each pair in a subprocess, through
 this file's command line, so that a hang is caught by a timeout:
 
-    python test/gpu/hazard_kernels.py KIND [REPEATS]
+    python test/gpu/hazard_kernels.py PAIR [REPEATS]    # PAIR: a key of PAIRS
 
 runs the fixed kernel, then the broken one, REPEATS times each, printing
 two lines per launch -- "launch fixed|broken", then "result fixed|broken
