@@ -24,8 +24,9 @@ kernel fails:
   skip it and read the poison the producers have not yet overwritten (their
   values come from global memory, hundreds of cycles away) -> wrong result
   (or a hang, where the hardware waits for the warps that skipped it);
-- async-proxy: thread 0 writes a tile with `st.shared` and stores it with
-  the TMA, with no `fence.proxy.async.shared::cta` between: the TMA unit
+- async-proxy: thread 0 writes a tile with `st.shared` (128 stores back to
+  back) and stores it with the TMA, with no `fence.proxy.async.shared::cta`
+  between: the TMA unit
   may read shared memory before the stores reach it -> wrong result, some
   of the time (a race: the test counts how often); and the same for a
   warpgroup's `st.shared` of wgmma operands then the wgmma (pair
@@ -262,27 +263,29 @@ AP_CTAS = 128
 
 
 def build_async_proxy(broken: bool, **options):
-    M = AP_ROWS * AP_CTAS
-
-    @kernel(in_specs=(Tile(M, AP_COLS, f32),), out_specs=(Tile(M, AP_COLS, f32),),
+    @kernel(in_specs=(Tile(AP_CTAS, f32),), out_specs=(Tile(AP_CTAS * AP_ROWS, AP_COLS, f32),),
             grid=(AP_CTAS, 1, 1), block=(32, 1, 1), arch=ARCH, **options)
-    def async_proxy_store(X, Y):
-        (px,) = ptx.global_ptrs(X)
+    def async_proxy_store(S, Y):
+        (ps,) = ptx.global_ptrs(S)
         store_desc = Y.tma_desc(box=(AP_ROWS, AP_COLS))
         tile = smem.alloc(f32, (AP_ROWS, AP_COLS))
-        row0 = reg.from_(ptx.special.ctaid.x(), u32) * AP_ROWS
+        cta = reg.from_(ptx.special.ctaid.x(), u32)
         with ptx.if_(_tid() == 0):
-            # One thread writes the whole tile, so its last stores are still
-            # on their way when it issues the TMA store.
-            src = px + row0 * (AP_COLS * 4)
-            base = reg.from_(tile, u32)
+            # Tile element (r, c) = S[cta] + c % 4. One thread writes it all,
+            # back to back from registers, so its last stores are still on
+            # their way when it issues the TMA store.
+            seed = reg.scalar(f32)
+            ptx.inst.ld.global_.f32(seed, ptx.addr(ps + cta * 4))
             v = reg.array(f32, 4)
+            for q in range(4):
+                ptx.inst.add.f32(v[q], seed, float(q))
+            base = reg.from_(tile, u32)
             for i in range(AP_ROWS * AP_COLS // 4):
-                ptx.inst.ld.global_.v4.f32(v, ptx.addr(src, 16 * i))
                 ptx.inst.st.shared.v4.f32(ptx.addr(base, 16 * i), v)
             if not broken:
                 ptx.fence.proxy_async_shared_cta()
-            ptx.cp.async_.bulk.tensor_2d.store(dst=store_desc, src=tile, coord=(0, row0))
+            ptx.cp.async_.bulk.tensor_2d.store(dst=store_desc, src=tile,
+                                               coord=(0, cta * AP_ROWS))
             ptx.cp.async_.bulk.commit_group()
             ptx.cp.async_.bulk.wait_group(0)
         ptx.ret()
@@ -291,11 +294,15 @@ def build_async_proxy(broken: bool, **options):
 
 
 def run_async_proxy(k, torch):
-    x = torch.randn(AP_ROWS * AP_CTAS, AP_COLS, device="cuda")
-    y = torch.full_like(x, float("nan"))
-    k(x, out=y)
+    # Integer seeds: seed + c % 4 is exact. A fresh seed per launch, so a
+    # tile left by the previous launch is wrong.
+    seeds = torch.randint(0, 1 << 20, (AP_CTAS,), device="cuda").float()
+    y = torch.full((AP_CTAS * AP_ROWS, AP_COLS), float("nan"), device="cuda")
+    k(seeds, out=y)
     torch.cuda.synchronize()
-    return int((y != x).sum()), x.numel()
+    columns = torch.arange(AP_COLS, device="cuda") % 4
+    ref = seeds.repeat_interleave(AP_ROWS)[:, None] + columns[None, :]
+    return int((y != ref).sum()), y.numel()
 
 
 # -- async-proxy: wgmma reads operands written by st.shared without a proxy fence ----
