@@ -5,10 +5,12 @@ line): the fixed kernel REPEATS times, then the broken one. A launch that
 has not finished HANG_S seconds after it started is a hang: the subprocess
 is killed. The fixed form must finish with the right result every time;
 the broken form must misbehave as its pair says (a wrong result in every
-launch, a hang, or either). Where the hazard checker exists, it must also
-find the hazard's kind in the broken form and nothing in the fix.
+launch, a hang, or either; a race is counted over RACE_REPEATS launches;
+the wgmma pair, which ptxas repairs, must be right). Where the hazard
+checker exists, it must also find the hazard's kind in the broken form and
+nothing in the fix.
 
-    python3 -m pytest test/gpu/test_hazards_gpu.py -v
+    python3 -m pytest test/gpu/test_hazards_gpu.py -v -s -rs    # -s: the counts
 """
 import os
 import queue
