@@ -154,12 +154,14 @@ TEST_F(BuilderTest, RefusedArgumentsSayWhatKind) {
 // register with the text's ops, leaving the function's table to a freed op;
 // the next use of %tid.x read it (a use-after-free under ASan).
 TEST_F(BuilderTest, RefusedRawTextKeepsItsSpecialRegisters) {
-  Result<unsigned> r = b.reg(func, "u32", "%r", 1);
-  ASSERT_TRUE(bool(r));
-  Status refused =
-      b.raw(func, "mov.u32 %r0, %tid.x;\nbogus;\n", b.location("", 0, 0));
+  // The function's body is empty: the lookup puts %tid.x's op among those
+  // the refused text added.
+  Status refused = b.raw(func, ".reg .b32 t;\nmov.u32 t, %tid.x;\nbogus;\n",
+                         b.location("", 0, 0));
   ASSERT_FALSE(bool(refused));
   EXPECT_EQ(refused.error().kind, ErrorKind::Diagnosed);
+  Result<unsigned> r = b.reg(func, "u32", "%r", 1);
+  ASSERT_TRUE(bool(r));
   Status again =
       b.raw(func, "mov.u32 %r0, %tid.x;\n", b.location("k.py", 3, 1));
   ASSERT_TRUE(bool(again)) << again.error().message;
