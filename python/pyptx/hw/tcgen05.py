@@ -438,8 +438,7 @@ def make_instr_desc_f16bf16_f32(*, m: int = 128, n: int = 256, ab_dtype: str = "
     instruction): pass it as ``idesc`` to :func:`mma` (an immediate there) or
     initialise a register with it.
 
-    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256 (those of either
-    cta_group, see ``tcgen05_mma_shapes`` in the ISA description); `a_major`,
+    `m` 64, 128 or 256; `n` a multiple of 8 from 8 to 256; `a_major`,
     `b_major` "K" or "MN" (MN sets the transpose bit); `scale_a`, `scale_b`
     1 or -1 (-1 negates); `max_shift` 0..3 (.ws only). See
     :class:`pyptx.hw.tcgen05_desc.InstrDesc` for the bit layout."""
