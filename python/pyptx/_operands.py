@@ -131,3 +131,10 @@ def float_kind(opcode: str) -> str:
 
 
 _FLOAT_KIND: dict = {}
+
+
+def symbol_operand(symbol, offset):
+    """The operand `symbol`+`offset` (the symbol alone at offset 0)."""
+    if offset:
+        return ("+", ("s", symbol), ("i", offset))
+    return ("s", symbol)

@@ -7,9 +7,12 @@ kernel traced twice -- or after other kernels -- prints the same PTX.
 from __future__ import annotations
 
 import os
+import sys
 import threading
 
+from pyptx._operands import Address, operand
 from pyptx.errors import KernelError, PyptxError, from_native
+from pyptx.types import PtxType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__))
@@ -38,10 +41,10 @@ def native():
     try:
         from pyptx import _native
     except ImportError as e:
-        import pyptx
+        searched = list(sys.modules[__package__].__path__)
         raise ImportError(
             "pyptx._native (the C++ extension) is not built or not found; searched "
-            f"{list(pyptx.__path__)} (build the project, or set PYPTX_NATIVE_DIR "
+            f"{searched} (build the project, or set PYPTX_NATIVE_DIR "
             f"to the directory holding _native*.so): {e}") from e
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
@@ -49,12 +52,21 @@ def native():
                               os.path.join(_PACKAGE_DIR, "runtime"),
                               os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB])
     # Module.emit and Module.binary read these objects without running Python.
-    from pyptx._operands import Address, operand
-    from pyptx.reg import Reg
-    from pyptx.types import PtxType
-    _native.set_operand_classes(Reg, Address, operand, PtxType)
+    if _REGISTER_CLASS is None:
+        raise ImportError("pyptx.reg is not imported yet (import pyptx first)")
+    _native.set_operand_classes(_REGISTER_CLASS, Address, operand, PtxType)
     _NATIVE = _native
     return _native
+
+
+_REGISTER_CLASS = None
+
+
+def set_register_class(cls) -> None:
+    """Called by pyptx.reg with its Reg class, which the native module reads
+    operands of (reg builds on this module, so this one cannot import it)."""
+    global _REGISTER_CLASS
+    _REGISTER_CLASS = cls
 
 
 def isa_table():

@@ -38,7 +38,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from pyptx.kernel import Kernel, _find_tool
+from pyptx.kernel import Kernel
+from pyptx.toolchain import find_tool
 
 
 def _plain(value):
@@ -78,7 +79,7 @@ _PTXAS_VERSION: dict = {}
 
 def ptxas_version() -> str:
     """ptxas's version ("13.0.88"), "none" without ptxas."""
-    ptxas = _find_tool("ptxas")
+    ptxas = find_tool("ptxas")
     if not ptxas:
         return "none"
     if ptxas not in _PTXAS_VERSION:

@@ -27,6 +27,7 @@ import warnings
 from dataclasses import asdict, dataclass
 
 from pyptx.errors import KernelError, KernelWarning
+from pyptx.toolchain import ToolFailed, assemble, find_tool, run_tool, where_sought
 
 SPILL_POLICIES = ("error", "warn", "ignore")
 
@@ -163,20 +164,18 @@ class CompiledKernel:
         """The cubin's SASS: ``nvdisasm -g`` (with the Python lines) for a
         lineinfo kernel where nvdisasm is found, else ``cuobjdump -sass``,
         else ``nvdisasm``. RuntimeError without either tool."""
-        from pyptx.kernel import _TOOL_DIRS, _find_tool, _run
-        nvdisasm, cuobjdump = _find_tool("nvdisasm"), _find_tool("cuobjdump")
+        nvdisasm, cuobjdump = find_tool("nvdisasm"), find_tool("cuobjdump")
         if not (nvdisasm or cuobjdump):
             raise RuntimeError(f"CompiledKernel.sass() needs the CUDA toolkit: cuobjdump "
-                               f"or nvdisasm not found on PATH or in "
-                               f"{', '.join(_TOOL_DIRS)}")
+                               f"or nvdisasm not found on {where_sought()}")
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
             path = os.path.join(tmp, f"{self.name}.cubin")
             with open(path, "wb") as f:
                 f.write(self.cubin)
             if nvdisasm and (self.kernel.lineinfo or not cuobjdump):
-                return _run([nvdisasm, "-g", path] if self.kernel.lineinfo else
-                            [nvdisasm, path])
-            return _run([cuobjdump, "-sass", path])
+                return run_tool([nvdisasm, "-g", path] if self.kernel.lineinfo else
+                                [nvdisasm, path])
+            return run_tool([cuobjdump, "-sass", path])
 
     def function_attributes(self) -> dict:
         """The driver's attributes of the loaded function (cuFuncGetAttribute):
@@ -197,28 +196,20 @@ def compile_kernel(kernel, kwargs: dict, *, spills: str = "warn",
                    gpu_arch: str | None = None) -> CompiledKernel:
     """Kernel.compile's body: trace, run ``ptxas -v``, read the report,
     apply the spill policy."""
-    from pyptx.kernel import _TOOL_DIRS, _find_tool, _run, _ToolFailed
     if spills not in SPILL_POLICIES:
         raise ValueError(f"{kernel.name}.compile: spills={spills!r}; expected one of "
                          f"{', '.join(map(repr, SPILL_POLICIES))}")
     template, shapes = kernel._bind(kwargs)
     module = kernel.module(**kwargs)
     arch = gpu_arch or module.arch
-    ptxas = _find_tool("ptxas")
-    if not ptxas:
-        raise RuntimeError(f"{kernel.name}.compile needs the CUDA toolkit's ptxas (not "
-                           f"found on PATH or in {', '.join(_TOOL_DIRS)})")
     with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
-        src, out = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-        with open(src, "w") as f:
-            f.write(module.ptx)
         try:
-            log = _run([ptxas, f"-arch={arch}", "-v",
-                        *(["-lineinfo"] if kernel.lineinfo else []), "-o", out, src])
-        except _ToolFailed as e:
+            path, log = assemble(module.ptx, arch, tmp, extra=["-v"],
+                                 lineinfo=kernel.lineinfo, what=f"{kernel.name}.compile")
+        except ToolFailed as e:
             raise RuntimeError(f"{kernel.name}: ptxas -arch={arch} rejected the PTX:\n"
                                f"{e.output}") from None
-        with open(out, "rb") as f:
+        with open(path, "rb") as f:
             cubin = f.read()
     compiled = CompiledKernel(kernel, module, cubin, log, arch=arch, template=template,
                               shapes=shapes)

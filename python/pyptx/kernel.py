@@ -29,34 +29,33 @@ pointee's alignment) and ``arrayN`` (N elements)::
 
 ``(name, type)`` pairs are accepted too (whichever element is a type
 spelling is the type).
+
+This module is the decorator and the specialisation (binding template
+parameters and shape variables, the grid, the directives); the trace is
+:mod:`pyptx.kernel_trace`, the raw parameters' spellings
+:mod:`pyptx.raw_params`, ptxas/cuobjdump/nvdisasm :mod:`pyptx.toolchain`
+and ``Kernel.resources``' occupancy figures :mod:`pyptx.occupancy`.
 """
 from __future__ import annotations
 
-import gc
 import inspect
 import itertools
 import math
 import os
-import re
-import shutil
-import subprocess
 import tempfile
-import warnings
-import weakref
 from typing import Any, Callable, Sequence
 
-from pyptx._arch import default_version, resolve_arch
-from pyptx._trace import TraceContext
-from pyptx.errors import KernelError, KernelWarning
+from pyptx import toolchain
+from pyptx.occupancy import occupancy
+from pyptx.runtime import KERNELS
 from pyptx.specs import TensorSpec, Tile
 
-_TOOL_DIRS = ("/usr/local/cuda/bin",)
+# Names that were defined here before the split, kept for code importing
+# them from pyptx.kernel (RawParam, TracedModule, KERNELS, _find_tool ...).
+from pyptx.kernel_trace import STATIC_SMEM_LIMIT, TracedModule, trace  # noqa: E402,F401
+from pyptx.raw_params import RawParam, parse_raw_type, raw_param  # noqa: E402,F401
+_find_tool, _run, _ToolFailed = toolchain.find_tool, toolchain.run_tool, toolchain.ToolFailed
 
-# Static shared memory above this needs the dynamic window (and, past it,
-# the opt-in the runtime does at the first launch).
-STATIC_SMEM_LIMIT = 48 * 1024
-
-KERNELS: "weakref.WeakValueDictionary[int, Kernel]" = weakref.WeakValueDictionary()
 _kernel_ids = itertools.count()
 
 
@@ -65,98 +64,6 @@ def _dim3(value, what) -> tuple[int, int, int]:
     if not 1 <= len(value) <= 3:
         raise ValueError(f"{what} must have 1 to 3 entries, not {value!r}")
     return tuple(int(v) for v in value) + (1,) * (3 - len(value))
-
-
-# -- raw parameters -------------------------------------------------------------
-
-_PARAM_TYPES = frozenset({"b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64",
-                          "s8", "s16", "s32", "s64", "f16", "bf16", "f32", "f64"})
-_PTR_SPACES = ("global", "shared", "local", "const", "param")
-_SIZED_PART = re.compile(r"(palign|align|array)(\d+)")
-
-
-class RawParam(tuple):
-    """One raw parameter: the pair ``(name, type)`` (``type`` the PTX
-    element type, e.g. "u32"), plus ``align`` (0: none), ``count`` (0: a
-    scalar, N: ``name[N]``), ``ptr_space``/``ptr_align`` (the ``.ptr``
-    attributes, None/0 without) and ``spelling`` (the type as written)."""
-
-    def __new__(cls, name, type, *, align=0, count=0, ptr_space=None, ptr_align=0,
-                spelling=None):
-        self = super().__new__(cls, (name, type))
-        self.align, self.count = align, count
-        self.ptr_space, self.ptr_align = ptr_space, ptr_align
-        self.spelling = spelling or type
-        return self
-
-    name = property(lambda self: self[0])
-    type = property(lambda self: self[1])
-
-    @property
-    def is_ptr(self) -> bool:
-        return self.ptr_align > 0
-
-    @property
-    def nbytes(self) -> int:
-        """Bytes of the parameter (count elements, or one)."""
-        bits = int(re.sub(r"\D", "", self.type) or 8)
-        return max(self.count, 1) * bits // 8
-
-
-def parse_raw_type(spelling):
-    """The type spelling's details as keyword arguments of RawParam, or
-    None when `spelling` is no type spelling (a parameter name)."""
-    if not isinstance(spelling, str):
-        return None
-    parts = spelling.lstrip(".").split(".")
-    if parts[0] not in _PARAM_TYPES:
-        return None
-    details = dict(align=0, count=0, ptr_space=None, ptr_align=0)
-    is_ptr = False
-    for part in parts[1:]:
-        sized = _SIZED_PART.fullmatch(part)
-        if part == "ptr":
-            is_ptr = True
-        elif part in _PTR_SPACES and is_ptr:
-            details["ptr_space"] = part
-        elif sized and int(sized.group(2)) > 0:
-            key = {"palign": "ptr_align", "align": "align", "array": "count"}[sized.group(1)]
-            details[key] = int(sized.group(2))
-        else:
-            raise ValueError(
-                f"raw parameter type {spelling!r}: unknown part {part!r} (a type is "
-                f"written like 'u32', 'u64.ptr.global.palign1' or 'b8.align64.array128': "
-                f"ptr, then a state space {'/'.join(_PTR_SPACES)}, alignN, palignN, "
-                f"arrayN)")
-    if is_ptr:
-        if parts[0] not in ("u64", "b64", "s64"):
-            raise ValueError(f"raw parameter type {spelling!r}: .ptr needs a 64-bit "
-                             f"integer type (u64)")
-        details["ptr_align"] = details["ptr_align"] or 1
-    elif details["ptr_align"]:
-        raise ValueError(f"raw parameter type {spelling!r}: palignN needs .ptr before it")
-    return details
-
-
-def raw_param(entry) -> RawParam:
-    """A RawParam of a ``(type, name)`` or ``(name, type)`` pair: the element
-    that is a type spelling is the type (when both are, the first)."""
-    if isinstance(entry, RawParam):
-        return entry
-    try:
-        first, second = entry
-    except (TypeError, ValueError):
-        raise TypeError(f"raw_params entries are (type, name) pairs, got {entry!r}") from None
-    for spelling, name in ((first, second), (second, first)):
-        details = parse_raw_type(spelling)
-        if details is not None:
-            if not isinstance(name, str) or not name:
-                raise TypeError(f"raw parameter {entry!r}: the name must be a string")
-            return RawParam(name, spelling.lstrip(".").split(".")[0], spelling=spelling,
-                            **details)
-    raise ValueError(f"raw parameter {entry!r}: neither element is a PTX type (write "
-                     f"('u32', 'n'), ('u64.ptr.global.palign1', 'ptr') or "
-                     f"('b8.align64.array128', 'tmap'))")
 
 
 class TmaDescriptorHandle:
@@ -173,65 +80,6 @@ class TmaDescriptorHandle:
 
     def __repr__(self):
         return f"TmaDescriptorHandle({self.name!r})"
-
-
-# -- the trace's result -----------------------------------------------------------
-
-class TracedModule:
-    """The result of one trace: ``.ptx`` and ``.mlir`` text, the native
-    module, and the launch configuration (``.smem``: the bytes of dynamic
-    shared memory a launch asks for; ``.dynamic_smem``: whether the shared
-    allocations were carved from the dynamic window)."""
-
-    def __init__(self, native, ptx: str, *, name, arch, version, grid, block,
-                 cluster, smem, params, tma_descs=(), dynamic_smem=False,
-                 intrinsics=(), tensor_names=(), declared_writes=()):
-        self.native = native
-        self.ptx = ptx
-        self.name, self.arch, self.version = name, arch, version
-        self.grid, self.block, self.cluster, self.smem = grid, block, cluster, smem
-        self.params = params
-        self.dynamic_smem = dynamic_smem
-        # TMA descriptor parameters (specs.TmaDescriptor), after `params`.
-        self.tma_descs = list(tma_descs)
-        # @intrinsic calls: (name, arguments, first instruction, end), the
-        # instruction indices counting from 0 in emission order.
-        self.intrinsics = list(intrinsics)
-        self.tensor_names = list(tensor_names)
-        self.declared_writes = tuple(declared_writes)
-        self._effects = None
-
-    @property
-    def writes(self) -> tuple[str, ...]:
-        """The tensor parameters the kernel may write, in parameter order:
-        those @kernel(writes=...) declares, and those the dialect's
-        ParamEffects analysis finds written through (pyptx-opt
-        -pyptx-param-effects; a TMA store writes the tensor its descriptor
-        describes). Where the analysis cannot attribute a write (a pointer
-        loaded from memory), every tensor counts: see writes_reason."""
-        written, _ = self._param_effects()
-        return tuple(n for n in self.tensor_names
-                     if n in written or n in self.declared_writes)
-
-    @property
-    def writes_reason(self) -> str:
-        """Why the analysis counts every tensor as written ("" when it
-        attributed each write to a parameter)."""
-        return self._param_effects()[1]
-
-    def _param_effects(self):
-        if self._effects is None:
-            written, reason = self.native.param_effects(self.name)
-            tensor_of = {d.param: d.tensor for d in self.tma_descs}
-            self._effects = ({tensor_of.get(n, n) for n in written}, reason)
-        return self._effects
-
-    @property
-    def mlir(self) -> str:
-        return self.native.mlir()
-
-    def __str__(self):
-        return self.ptx
 
 
 class Kernel:
@@ -403,101 +251,28 @@ class Kernel:
         """Traces the kernel for these template/shape kwargs. (The original
         pyptx returns its IR Module here; ours gives the traced module:
         ``.ptx``, ``.mlir``, the native module and the launch config.)"""
-        # A trace allocates many short-lived objects and no cycles worth
-        # collecting; the cyclic GC would only rescan them.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            return self._trace(kwargs)
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _trace(self, kwargs) -> TracedModule:
-        template, shapes = self._bind(kwargs)
-        target = resolve_arch(self._arch)
-        version = self.version or default_version(target)
-        # Asked for more than the static limit: the allocations go to the
-        # dynamic window from the start (an extern_smem array owns it then).
-        dynamic = self._smem > STATIC_SMEM_LIMIT and not self.extern_smem
-        traced = self._trace_once(template, shapes, target, version, dynamic)
-        if traced is None:  # the static allocations exceed the limit
-            traced = self._trace_once(template, shapes, target, version, True)
-        return traced
-
-    def _trace_once(self, template, shapes, target, version, dynamic):
-        params, added = self._params()
-        with TraceContext(version=version, target=target, name=self.name,
-                          params=params, directives=self._directive_list,
-                          lineinfo=self.lineinfo, isa_policy=self.isa_policy,
-                          loc=self._loc) as ctx:
-            for p in added:
-                ctx.add_param(p.name, p.type, p.align, p.count, loc=self._loc)
-            ctx.dynamic_smem = dynamic
-            if self.extern_smem:
-                name = (self.extern_smem if isinstance(self.extern_smem, str)
-                        else "global_smem")
-                # 1024-byte alignment: what 128B-swizzled TMA/wgmma tiles need.
-                ctx.add_shared(name, "b8", 0, 1024, extern=True, loc=self._loc)
-                ctx.extern_smem_name = name
-            tiles = self._in_specs + self._out_specs
-            tensors = [TensorSpec.from_tile(n, t, shapes) if t else
-                       TensorSpec(n) for n, t in
-                       zip(self.tensor_names, tiles or [None] * len(self.tensor_names))]
-            self.fn(*tensors, **template)
-            if not ctx.dynamic_smem and ctx.smem_bytes > STATIC_SMEM_LIMIT:
-                if self.extern_smem:
-                    raise KernelError(
-                        f"{self.name}: static shared allocations take {ctx.smem_bytes} "
-                        f"bytes, over the 48 KiB static limit, and extern_smem's array "
-                        f"'{ctx.extern_smem_name}' owns the dynamic window they would "
-                        f"move to: carve them from smem.base() instead, or drop "
-                        f"extern_smem", *self._loc)
-                return None
-            ctx.finish()
-            text = ctx._call(ctx.module.ptx, loc=self._loc)
-            for file, line, column, message in ctx.module.warnings:
-                warnings.warn_explicit(message, KernelWarning, file or "<pyptx>",
-                                       line or 0)
-        smem = max(self._smem, ctx.smem_bytes) if ctx.dynamic_smem else self._smem
-        return TracedModule(ctx.module, text, name=self.name, arch=target,
-                            version=version, grid=self._grid_for(template, shapes),
-                            block=self._block, cluster=self._cluster, smem=smem,
-                            params=params + [tuple(p) for p in added],
-                            tma_descs=ctx.tma_descs, dynamic_smem=ctx.dynamic_smem,
-                            intrinsics=ctx.units.get("intrinsic", ()),
-                            tensor_names=self.tensor_names, declared_writes=self.writes)
+        return trace(self, kwargs)
 
     def ptx(self, **kwargs) -> str:
         """Traces and returns the PTX text:
         ``print(k.ptx(M=4096, N=4096, BM=128))``."""
         return self.module(**kwargs).ptx
 
-    def _cubin(self, m, tmp, extra=()):
-        ptxas = _find_tool("ptxas")
-        if not ptxas:
-            raise RuntimeError(f"{self.name}: needs the CUDA toolkit's ptxas (not found on "
-                               f"PATH or in {', '.join(_TOOL_DIRS)})")
-        src, cubin = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
-        with open(src, "w") as f:
-            f.write(m.ptx)
-        out = _run([ptxas, f"-arch={m.arch}", *extra,
-                    *(["-lineinfo"] if self.lineinfo else []), "-o", cubin, src])
-        return cubin, out
-
     def sass(self, **kwargs) -> str:
         """PTX -> cubin (ptxas) -> SASS (cuobjdump -sass, else nvdisasm).
         RuntimeError when the CUDA toolkit is missing or ptxas fails."""
-        disasm = _find_tool("cuobjdump") or _find_tool("nvdisasm")
+        disasm = toolchain.find_tool("cuobjdump") or toolchain.find_tool("nvdisasm")
         if not disasm:
             raise RuntimeError(f"Kernel.sass() needs the CUDA toolkit: cuobjdump or "
-                               f"nvdisasm not found on PATH or in {', '.join(_TOOL_DIRS)}")
+                               f"nvdisasm not found on {toolchain.where_sought()}")
         m = self.module(**kwargs)
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
-            cubin, _ = self._cubin(m, tmp)
+            cubin, _ = toolchain.assemble(m.ptx, m.arch, tmp, lineinfo=self.lineinfo,
+                                          what=self.name)
             if os.path.basename(disasm).startswith("cuobjdump"):
-                return _run([disasm, "-sass", cubin])
-            return _run([disasm, "-g", cubin] if self.lineinfo else [disasm, cubin])
+                return toolchain.run_tool([disasm, "-sass", cubin])
+            return toolchain.run_tool([disasm, "-g", cubin] if self.lineinfo else
+                                      [disasm, cubin])
 
     def resources(self, **kwargs) -> dict:
         """Assembles with ``ptxas -v`` and reports what one CTA uses and how
@@ -514,11 +289,12 @@ class Kernel:
         m = self.module(**kwargs)
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
             try:
-                _, log = self._cubin(m, tmp, extra=["-v"])
-            except _ToolFailed as e:
+                _, log = toolchain.assemble(m.ptx, m.arch, tmp, extra=["-v"],
+                                            lineinfo=self.lineinfo, what=self.name)
+            except toolchain.ToolFailed as e:
                 return {"ok": False, "ptxas_stderr": e.output}
         return {"ok": True, "ptxas_stderr": log,
-                **_occupancy(log, m, math.prod(self._block))}
+                **occupancy(log, m, math.prod(self._block))}
 
     def compile(self, *, spills: str = "warn", gpu_arch: str | None = None, **kwargs):
         """Traces for these template/shape kwargs and assembles with
@@ -579,64 +355,6 @@ class Kernel:
 
     def __repr__(self):
         return f"<pyptx.Kernel {self.name} arch={self._arch}>"
-
-
-# -- tools ----------------------------------------------------------------------
-
-class _ToolFailed(RuntimeError):
-    def __init__(self, message, output):
-        super().__init__(message)
-        self.output = output
-
-
-def _find_tool(name):
-    return shutil.which(name) or next(
-        (os.path.join(d, name) for d in _TOOL_DIRS
-         if os.access(os.path.join(d, name), os.X_OK)), None)
-
-
-def _run(cmd) -> str:
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    output = (proc.stderr + proc.stdout).strip()
-    if proc.returncode != 0:
-        raise _ToolFailed(f"{os.path.basename(cmd[0])} failed:\n{output}", output)
-    return proc.stdout if proc.stdout.strip() else output
-
-
-# Per-SM limits by compute capability: (registers, threads, shared bytes
-# the CTAs of one SM may use).
-_SM_LIMITS = {80: (65536, 2048, 164 * 1024), 86: (65536, 1536, 100 * 1024),
-              87: (65536, 2048, 164 * 1024), 89: (65536, 1536, 100 * 1024),
-              90: (65536, 2048, 228 * 1024), 100: (65536, 2048, 228 * 1024),
-              103: (65536, 2048, 228 * 1024), 120: (65536, 1536, 100 * 1024)}
-_CTA_RESERVED_SMEM = 1024  # the driver keeps 1 KiB per CTA (sm_80 on)
-
-
-def _occupancy(log: str, m: TracedModule, threads: int) -> dict:
-    """The resource fields of Kernel.resources from ptxas -v's log."""
-    def number(pattern):
-        found = re.search(pattern, log)
-        return int(found.group(1)) if found else 0
-
-    regs = number(r"Used (\d+) registers")
-    static_smem = number(r"(\d+) bytes smem")
-    smem = static_smem + m.smem
-    regs8 = -(-regs // 8) * 8
-    cc = int(re.sub(r"\D", "", m.arch) or 0)
-    reg_limit, thread_limit, smem_limit = _SM_LIMITS.get(cc, _SM_LIMITS[90])
-    bounds = {"regs": reg_limit // (threads * regs8) if regs8 else None,
-              "threads": thread_limit // threads,
-              "smem": smem_limit // (smem + _CTA_RESERVED_SMEM) if smem else None}
-    known = {k: v for k, v in bounds.items() if v is not None}
-    ctas = min(known.values())
-    return {"registers": regs, "registers_rounded": regs8,
-            "spill_stores_bytes": number(r"(\d+) bytes spill stores"),
-            "spill_loads_bytes": number(r"(\d+) bytes spill loads"),
-            "threads_per_cta": threads, "smem_per_cta": smem,
-            "setmaxnreg_values": sorted({int(v) for v in re.findall(
-                r"setmaxnreg\.(?:inc|dec)\.sync\.aligned\.u32 (\d+)", m.ptx)}),
-            "ctas_per_sm_by": bounds, "ctas_per_sm": ctas,
-            "binding_constraint": [k for k, v in known.items() if v == ctas]}
 
 
 def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",

@@ -45,8 +45,9 @@ from __future__ import annotations
 from pyptx import _isa_facts
 from pyptx import types as T
 from pyptx._operands import Pipe, operand
-from pyptx._trace import get_ctx
-from pyptx.errors import PyptxError
+from pyptx._trace import get_ctx, set_register_class, user_loc
+from pyptx.errors import KernelError, PyptxError
+from pyptx.hw.wgmma_layout import accumulator_registers
 
 PipeRef = Pipe  # the original pyptx's name for the p|q operand
 
@@ -209,6 +210,9 @@ class Reg:
     def __ge__(self, o): return _compare("ge", self, o)
     def __eq__(self, o): return _compare("eq", self, o)  # type: ignore[override]
     def __ne__(self, o): return _compare("ne", self, o)  # type: ignore[override]
+
+
+set_register_class(Reg)
 
 
 def _make(ctx, reg_id: int, dtype: T.PtxType, cls=Reg) -> Reg:
@@ -438,26 +442,19 @@ def alloc_array(dtype, count: int) -> RegArray:
     return array(dtype, count)
 
 
-# wgmma accumulator types -> the register type holding them.
-_FRAG_TYPES = {"f32": T.f32, "s32": T.s32, "f16": T.f16x2, "f16x2": T.f16x2}
-
-
 def wgmma_frag(*, m: int, n: int, dtype, name=None) -> RegArray:
     """The accumulator fragment of a dense ``wgmma.mma_async.m{m}n{n}`` per
     thread: ``m*n/128`` registers for an f32 or s32 accumulator, and half
     as many f16x2 registers (two f16 values each) for an f16 one
-    (``dtype=f16`` or ``f16x2``). No instructions. `name` is not used
-    (see scalar)."""
-    from pyptx._inst import fail
+    (``dtype=f16`` or ``f16x2``); the shape rules are
+    ``pyptx.hw.wgmma_layout.accumulator_registers``. No instructions. `name`
+    is not used (see scalar)."""
     dtype = T.as_type(dtype)
-    frag = _FRAG_TYPES.get(dtype.name)
-    if frag is None:
-        fail(f"reg.wgmma_frag: wgmma accumulates in f32, s32 or f16, not {dtype}")
-    per_value = 2 if frag is T.f16x2 else 1
-    if m <= 0 or n <= 0 or (m * n) % (128 * per_value):
-        fail(f"reg.wgmma_frag: m={m} n={n} is no wgmma accumulator shape "
-             f"(m*n must be a multiple of {128 * per_value} for {dtype})")
-    return array(frag, m * n // (128 * per_value))
+    try:
+        fragment, count = accumulator_registers(m, n, dtype)
+    except ValueError as e:
+        raise KernelError(f"reg.wgmma_frag: {e}", *user_loc()) from None
+    return array(fragment, count)
 
 
 def _mov(dst: Reg, value):

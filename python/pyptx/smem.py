@@ -29,8 +29,10 @@ import math
 
 from pyptx import types as T
 from pyptx._inst import emit, fail
-from pyptx._operands import Address
+from pyptx._operands import Address, symbol_operand
 from pyptx._trace import get_ctx, user_loc
+from pyptx.hw.mbarrier import MbarrierArray, MbarrierRef  # re-exported: smem.MbarrierArray
+from pyptx.hw.wgmma_layout import tile_layout
 
 DYNAMIC_SYMBOL = "dyn_smem"
 DYNAMIC_ALIGN = 1024  # alignment of dyn_smem, the most any allocation may ask for
@@ -66,7 +68,7 @@ class SharedAlloc:
 
     Attributes: ``name``, ``dtype``, ``shape``, ``swizzle`` ("32B", "64B",
     "128B" or None: metadata for helpers), ``nbytes``, ``align``,
-    ``gmma_layout`` (a ``pyptx.wgmma_layout.GmmaLayout`` when made by
+    ``gmma_layout`` (a ``pyptx.hw.wgmma_layout.GmmaLayout`` when made by
     ``wgmma_tile``/``alloc_with_layout``, else None), ``gmma_major`` ("K",
     "MN" or None; also ``major``), ``symbol`` (the PTX variable its address is
     relative to: its name, or ``dyn_smem`` in dynamic mode) and
@@ -151,7 +153,7 @@ class SharedAlloc:
         return Address(self.symbol, self.byte_offset)
 
     def __ptx_operand__(self, ftype):
-        return _symbol_operand(self.symbol, self.byte_offset)
+        return symbol_operand(self.symbol, self.byte_offset)
 
     def __ptx_symbol__(self):
         # Address(alloc, off) asks for the bare symbol; a carved allocation
@@ -224,82 +226,6 @@ class SharedSlice(Address):
 
     def __repr__(self):
         return f"SharedSlice({self.alloc.name!r}[{self.stage!r}])"
-
-
-class MbarrierArray:
-    """``count`` mbarrier objects (8 bytes each) in shared memory.
-    ``bars[i]`` is an :class:`MbarrierRef`; ``name``, ``count``, ``symbol``,
-    ``byte_offset`` (0 for a static variable, its offset in ``dyn_smem`` in
-    dynamic mode). As an operand it is the address value of barrier 0."""
-
-    __slots__ = ("name", "count", "byte_offset", "symbol")
-
-    def __init__(self, name, count, byte_offset=0, *, symbol=None):
-        self.name, self.count, self.byte_offset = name, count, byte_offset
-        self.symbol = symbol or name
-
-    def __getitem__(self, index) -> "MbarrierRef":
-        return MbarrierRef(self, index)
-
-    def __len__(self):
-        return self.count
-
-    def __iter__(self):
-        return (MbarrierRef(self, i) for i in range(self.count))
-
-    def __ptx_address__(self) -> Address:
-        return Address(self.symbol, self.byte_offset)
-
-    def __ptx_operand__(self, ftype):
-        return _symbol_operand(self.symbol, self.byte_offset)
-
-    def __ptx_symbol__(self):
-        if self.byte_offset:
-            fail(f"{self.name} lives at {self.symbol}+{self.byte_offset}: index it "
-                 f"({self.name}[0]) or use ptx.addr/_inst.as_address")
-        return self.symbol
-
-    def __repr__(self):
-        return f"MbarrierArray({self.name!r}, {self.count})"
-
-
-class MbarrierRef(Address):
-    """``bars[i]``: the address of one mbarrier,
-    ``[symbol+byte_offset]`` with ``byte_offset = array.byte_offset + 8*i``.
-    ``array``, ``index`` (also ``idx``), ``name`` (the array's)."""
-
-    __slots__ = ("array", "index")
-
-    def __init__(self, array: MbarrierArray, idx: int):
-        if not (isinstance(idx, int) and 0 <= idx < array.count):
-            fail(f"{array.name}[{idx!r}]: mbarrier index out of range "
-                 f"0..{array.count - 1}")
-        Address.__init__(self, array.symbol, array.byte_offset + 8 * idx)
-        self.array, self.index = array, idx
-
-    @property
-    def idx(self) -> int:
-        return self.index
-
-    @property
-    def name(self) -> str:
-        return self.array.name
-
-    @property
-    def byte_offset(self) -> int:
-        return self.offset
-
-    def __ptx_address__(self) -> Address:
-        return Address(self.base, self.offset)
-
-    def __repr__(self):
-        return f"MbarrierRef({self.array.name!r}[{self.index}])"
-
-
-def _symbol_operand(symbol, offset):
-    if offset:
-        return ("+", ("s", symbol), ("i", offset))
-    return ("s", symbol)
 
 
 # -- element addressing ------------------------------------------------------------
@@ -445,7 +371,7 @@ def alloc_with_layout(dtype, shape, swizzle: str | None = None, align: int | Non
                       name: str | None = None, *, gmma_layout=None,
                       gmma_major: str | None = None) -> SharedAlloc:
     """``alloc`` that also records ``gmma_layout`` (a
-    ``pyptx.wgmma_layout.GmmaLayout``) and ``gmma_major`` ("K"/"MN") on the
+    ``pyptx.hw.wgmma_layout.GmmaLayout``) and ``gmma_major`` ("K"/"MN") on the
     allocation, for descriptor helpers. Most kernels call :func:`wgmma_tile`."""
     ctx = get_ctx()
     dtype = T.as_type(dtype)
@@ -477,29 +403,18 @@ def wgmma_tile(dtype, shape, major: str = "K", *, align: int | None = None,
     for ``major="K"`` (K contiguous: row-major A, column-major B) or (K, N)
     for ``major="MN"`` (M/N contiguous), optionally after leading stage
     dimensions, e.g. (STAGES, M, K). The layout comes from
-    ``pyptx.wgmma_layout.pick_gmma_layout`` and is recorded as
+    ``pyptx.hw.wgmma_layout.tile_layout`` and is recorded as
     ``.gmma_layout`` (descriptor helpers derive LBO/SBO/swizzle from it);
     ``.swizzle`` is its shared-memory swizzle. Alignment defaults to 1024
     bytes, what a 128B-swizzled tile needs."""
-    from pyptx.wgmma_layout import Major, pick_gmma_layout
-    major = str(major).upper()
-    if major not in ("K", "MN"):
-        fail(f"wgmma_tile major must be 'K' or 'MN', not {major!r}")
-    shape = tuple(shape)
-    if len(shape) < 2:
-        fail(f"wgmma_tile shape {shape} needs (M, K) or (K, N), optionally after "
-             f"stage dimensions")
     dtype = T.as_type(dtype)
-    rows, cols = shape[-2:]
-    m_or_n, k = (rows, cols) if major == "K" else (cols, rows)
     try:
-        layout = pick_gmma_layout(elem_bytes=_elem_bytes(dtype), m_or_n=m_or_n, k=k,
-                                  major=Major.K if major == "K" else Major.MN)
+        layout = tile_layout(dtype, shape, major)
     except ValueError as e:
-        fail(f"wgmma_tile({dtype}, {shape}, major={major!r}): {e}")
+        fail(f"wgmma_tile({dtype}, {tuple(shape)}, major={major!r}): {e}")
     swizzle = getattr(layout, "smem_swizzle", None)
     return alloc_with_layout(dtype, shape, swizzle, align or DYNAMIC_ALIGN, name,
-                             gmma_layout=layout, gmma_major=major)
+                             gmma_layout=layout, gmma_major=str(major).upper())
 
 
 def mbarrier(count: int = 1, name: str | None = None) -> MbarrierArray:
@@ -564,7 +479,7 @@ class CarvedName(str):
         return self
 
     def __ptx_operand__(self, ftype):
-        return _symbol_operand(self.symbol, self.offset)
+        return symbol_operand(self.symbol, self.offset)
 
     def __ptx_address__(self) -> Address:
         return Address(self.symbol, self.offset)
@@ -583,7 +498,7 @@ class _Symbol:
         self.symbol, self.offset = symbol, offset
 
     def __ptx_operand__(self, ftype):
-        return _symbol_operand(self.symbol, self.offset)
+        return symbol_operand(self.symbol, self.offset)
 
 
 # -- GMMA swizzles --------------------------------------------------------------------

@@ -125,8 +125,8 @@ def test_calling_a_kernel_takes_framework_tensors():
 
 def test_sass_without_disassembler(monkeypatch):
     from pyptx import kernel as kmod
-    kernel_mod = __import__("pyptx.kernel", fromlist=["_TOOL_DIRS"])
-    monkeypatch.setattr(kernel_mod, "_TOOL_DIRS", ())
+    from pyptx import toolchain
+    monkeypatch.setattr(toolchain, "TOOL_DIRS", ())
     monkeypatch.setenv("PATH", "")
 
     @kmod(arch="sm_90a")

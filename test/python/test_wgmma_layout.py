@@ -148,3 +148,27 @@ def test_other_dtypes():
 def test_impossible_tiles_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         pick_gmma_layout(**kwargs)
+
+
+def test_accumulator_registers_count_and_type():
+    from pyptx.hw.wgmma_layout import accumulator_registers
+    assert accumulator_registers(64, 128, "f32") == ("f32", 64)
+    assert accumulator_registers(64, 8, "s32") == ("s32", 4)
+    assert accumulator_registers(64, 128, "f16") == ("f16x2", 32)
+    with pytest.raises(ValueError, match="accumulates in f32, s32 or f16"):
+        accumulator_registers(64, 128, "bf16")
+    with pytest.raises(ValueError, match="multiple of 256"):
+        accumulator_registers(64, 2, "f16")
+
+
+def test_tile_layout_reads_the_shape_by_major():
+    from pyptx.hw.wgmma_layout import tile_layout
+    # (stages, M, K) K-major and (K, N) MN-major pick the layout of their line.
+    assert tile_layout(bf16, (3, 64, 64), "K") == pick_gmma_layout(
+        elem_bytes=2, m_or_n=64, k=64, major=Major.K)
+    assert tile_layout(bf16, (16, 128), "mn") == pick_gmma_layout(
+        elem_bytes=2, m_or_n=128, k=16, major=Major.MN)
+    with pytest.raises(ValueError, match="major must be 'K' or 'MN'"):
+        tile_layout(bf16, (64, 64), "N")
+    with pytest.raises(ValueError, match="needs \\(M, K\\) or \\(K, N\\)"):
+        tile_layout(bf16, (64,), "K")

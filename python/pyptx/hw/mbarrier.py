@@ -30,9 +30,81 @@ from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx._inst import Namespace, as_address, emit, fail
 from pyptx.hw import cluster as _cluster
-from pyptx._operands import Address, operand
+from pyptx._operands import Address, operand, symbol_operand
 from pyptx._trace import get_ctx, user_loc
 from pyptx.errors import KernelError
+
+# -- barrier objects in shared memory (smem.mbarrier makes them) -------------------
+
+class MbarrierArray:
+    """``count`` mbarrier objects (8 bytes each) in shared memory.
+    ``bars[i]`` is an :class:`MbarrierRef`; ``name``, ``count``, ``symbol``,
+    ``byte_offset`` (0 for a static variable, its offset in ``dyn_smem`` in
+    dynamic mode). As an operand it is the address value of barrier 0."""
+
+    __slots__ = ("name", "count", "byte_offset", "symbol")
+
+    def __init__(self, name, count, byte_offset=0, *, symbol=None):
+        self.name, self.count, self.byte_offset = name, count, byte_offset
+        self.symbol = symbol or name
+
+    def __getitem__(self, index) -> "MbarrierRef":
+        return MbarrierRef(self, index)
+
+    def __len__(self):
+        return self.count
+
+    def __iter__(self):
+        return (MbarrierRef(self, i) for i in range(self.count))
+
+    def __ptx_address__(self) -> Address:
+        return Address(self.symbol, self.byte_offset)
+
+    def __ptx_operand__(self, ftype):
+        return symbol_operand(self.symbol, self.byte_offset)
+
+    def __ptx_symbol__(self):
+        if self.byte_offset:
+            fail(f"{self.name} lives at {self.symbol}+{self.byte_offset}: index it "
+                 f"({self.name}[0]) or use ptx.addr/_inst.as_address")
+        return self.symbol
+
+    def __repr__(self):
+        return f"MbarrierArray({self.name!r}, {self.count})"
+
+
+class MbarrierRef(Address):
+    """``bars[i]``: the address of one mbarrier,
+    ``[symbol+byte_offset]`` with ``byte_offset = array.byte_offset + 8*i``.
+    ``array``, ``index`` (also ``idx``), ``name`` (the array's)."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array: MbarrierArray, idx: int):
+        if not (isinstance(idx, int) and 0 <= idx < array.count):
+            fail(f"{array.name}[{idx!r}]: mbarrier index out of range "
+                 f"0..{array.count - 1}")
+        Address.__init__(self, array.symbol, array.byte_offset + 8 * idx)
+        self.array, self.index = array, idx
+
+    @property
+    def idx(self) -> int:
+        return self.index
+
+    @property
+    def name(self) -> str:
+        return self.array.name
+
+    @property
+    def byte_offset(self) -> int:
+        return self.offset
+
+    def __ptx_address__(self) -> Address:
+        return Address(self.base, self.offset)
+
+    def __repr__(self):
+        return f"MbarrierRef({self.array.name!r}[{self.index}])"
+
 
 # -- the transaction-byte ledger ---------------------------------------------------
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pyptx import _isa_facts as _isa
 from pyptx import reg as _reg
 from pyptx import types as T
-from pyptx import wgmma_layout as _layout
+from pyptx.hw import wgmma_layout as _layout
 from pyptx._inst import Namespace, as_address, emit, fail
 from pyptx._operands import operand
 from pyptx.hw.descriptors import (SWIZZLE_128B, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_NAMES,
@@ -254,7 +254,7 @@ def _descriptor_from_layout(smem_base, layout, offset, what, fix):
 def auto_descriptor(smem_base, *, dtype, shape, major):
     """A descriptor for a tile of `dtype` and `shape` -- (M, K) for A or
     (N, K) for B when ``major="K"``, (K, M) / (K, N) when ``major="MN"``
-    -- in its canonical GMMA layout (:func:`pyptx.wgmma_layout.pick_gmma_layout`
+    -- in its canonical GMMA layout (:func:`pyptx.hw.wgmma_layout.pick_gmma_layout`
     picks INTERLEAVE / B32 / B64 / B128 and the byte offsets).
 
     The tile must have been written with that layout's swizzle

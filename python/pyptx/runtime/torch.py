@@ -313,7 +313,7 @@ def _out_names_outputs(kernel_uid: int) -> bool:
     eagerly under torch.compile, which takes the result as a constant.)"""
     found = _out_keyword.get(kernel_uid)
     if found is None:
-        from pyptx.kernel import KERNELS
+        from pyptx.runtime import KERNELS
         k = KERNELS[kernel_uid]
         found = _out_keyword[kernel_uid] = "out" not in {
             *k.template_params, *k.raw_names, *k.shape_symbols}
@@ -346,7 +346,7 @@ def _op_name(kernel_uid: int, template_key: str, shapes_key: str) -> str:
     traced): the keys are reprs of constants."""
     name = _registered.get((kernel_uid, template_key, shapes_key))
     if name is None:
-        from pyptx.kernel import KERNELS
+        from pyptx.runtime import KERNELS
         k = KERNELS[kernel_uid]
         template = dict(eval(template_key))
         writes = written_inputs(k, template, eval(shapes_key) if shapes_key else None)
