@@ -79,7 +79,7 @@ def test_fake_implementation_gives_the_output_shape(rms_norm):
     x, w = torch.randn(4, 64), torch.randn(64)
     with pytest.raises(ArgumentError):
         rms_norm(x, w)  # registers nothing yet: eager path
-    op = rms_norm._launchers["torch"]._op({}).op_for(x, w)
+    op = rms_norm._launchers["torch"].op_for(x, w)
     with FakeTensorMode() as mode:
         out = op(mode.from_tensor(x), mode.from_tensor(w))
     assert out.shape == (4, 64) and out.dtype == torch.float32
@@ -117,7 +117,7 @@ def test_differentiable_kernel_wires_autograd():
 
 def _op(k, *inputs):
     from pyptx.runtime.torch import launcher
-    return launcher(k)._op({}).op_for(*inputs)
+    return launcher(k).op_for(*inputs)
 
 
 def test_written_inputs_are_mutated_arguments_of_the_custom_op(rms_norm):
