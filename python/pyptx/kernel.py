@@ -70,7 +70,7 @@ def _not_compiling() -> bool:
 # pyptx.runtime.torch is imported. A traced call skips the launchers keyed
 # by the first argument's type: dynamo would check that dict's keys in
 # Python at every call of the compiled function.
-torch_compiling = _not_compiling
+_torch_compiling = _not_compiling
 
 
 def _dim3(value, what) -> tuple[int, int, int]:
@@ -554,7 +554,7 @@ class Kernel:
         tensors (eager, torch.compile, CUDA graphs) go through
         pyptx.runtime.torch, JAX arrays (eager, jax.jit) through
         pyptx.runtime.jax."""
-        traced = torch_compiling()
+        traced = _torch_compiling()
         if args and not traced:  # the common case: one dict lookup on the first
             launcher = self._launchers.get(type(args[0]))  # argument's type
             if launcher is not None:

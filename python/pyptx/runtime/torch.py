@@ -76,7 +76,7 @@ _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _stream_of)
 # exists by the time it is asked).
 _current_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
 _is_compiling = torch.compiler.is_compiling
-_kernel_module.torch_compiling = _is_compiling
+_kernel_module._torch_compiling = _is_compiling  # (see there)
 # What the C++ call takes as tensors, exactly: subclasses (FakeTensor, the
 # functional tensors of torch.export) take the Python path.
 _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
