@@ -66,8 +66,8 @@ def _not_compiling() -> bool:
     return False
 
 
-# Whether torch.compile is tracing the call: torch.compiler.is_compiling once
-# pyptx.runtime.torch is imported. A traced call skips the launchers keyed
+# Whether torch.compile is tracing the call: torch.compiler's
+# is_dynamo_compiling once pyptx.runtime.torch is imported. A traced call skips the launchers keyed
 # by the first argument's type: dynamo would check that dict's keys in
 # Python at every call of the compiled function.
 _torch_compiling = _not_compiling
@@ -561,12 +561,11 @@ class Kernel:
                 # A plain call of the last specialisation: straight to its C++
                 # entry (pyptx.runtime.torch), which answers NotImplemented on
                 # anything else.
-                if not kwargs and not launcher.compiling():
-                    fast = launcher.fast  # (not read under torch.compile: a guard)
-                    if fast is not None:
-                        result = fast(args, None)
-                        if result is not NotImplemented:
-                            return result
+                fast = launcher.fast
+                if fast is not None and not kwargs:
+                    result = fast(args, None)
+                    if result is not NotImplemented:
+                        return result
                 return launcher(args, kwargs)
         framework = type(args[0]).__module__.split(".")[0] if args else None
         launcher = self._launchers.get(framework)

@@ -6,19 +6,21 @@ outputs (or takes ``out=``) and launches on the current stream (so CUDA
 graphs capture it). After a plain call (no keywords but out=), the next
 calls of the same specialisation are checked and launched in C++
 (pyptx._runtime.TorchCall); whatever it does not take comes back here.
-Under ``torch.compile`` the call goes through a ``torch.library.custom_op``
-(one per kernel and template parameters) whose fake implementation gives
-the outputs' shapes, so ``fullgraph=True`` traces it.
+Under ``torch.compile`` the call goes through an op of a
+``torch.library.Library`` (one per kernel, template parameters and the
+inputs it writes) whose fake implementation gives the outputs' shapes, so
+``fullgraph=True`` traces it; the op launches through the same C++ call
+(docs/design.md 11.3).
 """
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
 import weakref
 
 import torch
 
-import pyptx.kernel as _kernel_module
 from pyptx import types as T
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
                            fill_raw, launch_kind, output_shapes, raw_env,
@@ -76,7 +78,11 @@ _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _stream_of)
 # exists by the time it is asked).
 _current_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
 _is_compiling = torch.compiler.is_compiling
-_kernel_module._torch_compiling = _is_compiling  # (see there)
+# (See there. Dynamo's own flag: a plain `return False` when not tracing,
+# a quarter of is_compiling's cost on the eager path.)
+# (pyptx.kernel the module: the package's attribute `kernel` is the decorator.)
+importlib.import_module("pyptx.kernel")._torch_compiling = getattr(
+    torch.compiler, "is_dynamo_compiling", _is_compiling)
 # What the C++ call takes as tensors, exactly: subclasses (FakeTensor, the
 # functional tensors of torch.export) take the Python path.
 _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -87,10 +93,6 @@ _EXCHANGE_API = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
 
 class TorchLauncher:
     """Kernel.__call__ for torch tensors (one per Kernel)."""
-
-    # Kernel.__call__ calls `fast` itself when this says no trace is running
-    # (under torch.compile the call must reach the custom op).
-    compiling = staticmethod(_is_compiling)
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -349,7 +351,9 @@ def launcher(kernel) -> TorchLauncher:
     return found
 
 
-# kernel -> {(template items, shapes): op name, (template items, writes): op name}
+# kernel -> {(template items, shapes): op name, (template items, writes): op name}.
+# Weak keys: the table keeps no kernel alive (a registered op does, since
+# torch keeps the op and its implementation holds the kernel).
 _op_names: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
