@@ -6,7 +6,11 @@
    ``x.add_(1)`` eager and in a replayed graph; and, when JAX sees the GPU, a
    jax.jit function calling a kernel beside jax.jit of ``x + 1``. Each figure
    is the median of --rounds rounds of --launches back-to-back launches
-   timed on the host (synchronised before and after).
+   timed on the host (synchronised before and after). Compiled functions
+   (torch.compile(fullgraph=True), by default and mode="reduce-overhead";
+   jax.jit) come in pairs, the same function with the native op and with
+   the kernel, in place and out of place, with and without a following op;
+   the pair's rounds interleaved; ratio = pyptx / native (target <= 1.0x).
 2. The small-shape table (the original pyptx's shapes 32x1024, 256x4096,
    1024x8192, 2048x8192): rms_norm, layer_norm, softmax and swiglu, each
    whole call ``k(x, ...)`` (outputs allocated by the call) beside PyTorch's
@@ -20,7 +24,7 @@
    and replayed (the GPU's time alone, median of 5 replays). "python": how
    many of our timed calls left the C++ path (0 expected).
 
-usage: launch_overhead.py [--launches N] [--rounds K] [--calls C] [--out DIR]
+usage: launch_overhead.py [--launches N] [--rounds K] [--calls C] [--out DIR] [--overhead-only]
        launch_overhead.py --plot DIR/launch_overhead.json   (the PNG only)
 """
 import argparse
@@ -87,8 +91,10 @@ def per_launch(fn, launches, rounds, sync):
     return statistics.median(times)
 
 
-def jax_rows(plus_one):
-    """(name, fn, sync) rows for jax.jit, or [] where JAX has no GPU."""
+def jax_pairs(add_one, plus_one):
+    """(name, native fn, pyptx fn, sync) pairs under jax.jit, or [] where
+    JAX has no GPU: x + 1 beside plus_one(x), and beside add_one(x) (its
+    written input comes back as a result)."""
     # JAX would otherwise take most of the GPU's memory next to PyTorch.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     try:
@@ -99,8 +105,10 @@ def jax_rows(plus_one):
     except ImportError:
         return []
     x = jnp.zeros(32, jnp.float32)
-    ours, theirs = jax.jit(lambda a: plus_one(a)), jax.jit(lambda a: a + 1)
-    assert float(ours(x)[0]) == 1.0, "plus_one under jax.jit computed wrong"
+    theirs = jax.jit(lambda a: a + 1)
+    ours_out, ours_in = jax.jit(lambda a: plus_one(a)), jax.jit(lambda a: add_one(a))
+    assert float(ours_out(x)[0]) == 1.0, "plus_one under jax.jit computed wrong"
+    assert float(ours_in(x)[0]) == 1.0, "add_one under jax.jit computed wrong"
     state = {}
 
     def run(f):
@@ -110,8 +118,59 @@ def jax_rows(plus_one):
 
     def sync():
         state["y"].block_until_ready()
-    return [("jax.jit(x + 1)", run(theirs), sync),
-            ("pyptx plus_one(x) under jax.jit", run(ours), sync)]
+    return [("jax.jit: x + 1 | plus_one(x)", run(theirs), run(ours_out), sync),
+            ("jax.jit: x + 1 | add_one(x), written input", run(theirs), run(ours_in), sync)]
+
+
+def paired(a, b, launches, rounds, sync):
+    """per_launch of two functions, interleaved round by round (a machine
+    whose speed drifts drifts for both)."""
+    for fn in (a, b):
+        for _ in range(100):
+            fn()
+    sync()
+    times = ([], [])
+    for _ in range(rounds):
+        for fn, got in zip((a, b), times):
+            t = time.perf_counter()
+            for _ in range(launches):
+                fn()
+            sync()
+            got.append((time.perf_counter() - t) / launches * 1e6)
+    return statistics.median(times[0]), statistics.median(times[1])
+
+
+def compiled_pairs(torch, add_one, plus_one):
+    """(name, native fn, pyptx fn, sync) pairs of one function compiled
+    with torch.compile(fullgraph=True), by default and with
+    mode="reduce-overhead" (CUDA graphs), each with PyTorch's own op in
+    place of the kernel. Each pair is checked first: the same result, and
+    the in-place write kept."""
+    x = torch.zeros(32, device="cuda")
+    sync = torch.cuda.synchronize
+    bodies = [
+        ("t.add_(1) | add_one(t)", lambda t: t.add_(1), lambda t: add_one(t)),
+        ("the same, then t * 2", lambda t: (t.add_(1), t * 2)[1],
+         lambda t: (add_one(t), t * 2)[1]),
+        ("t + 1 | plus_one(t)", lambda t: t + 1, lambda t: plus_one(t)),
+        ("the same, then * 2", lambda t: (t + 1) * 2, lambda t: plus_one(t) * 2),
+    ]
+    pairs = []
+    for mode in (None, "reduce-overhead"):
+        for name, native, ours in bodies:
+            fns = [torch.compile(f, fullgraph=True, mode=mode) for f in (native, ours)]
+            results = []
+            for f in fns:
+                t = torch.zeros(32, device="cuda")
+                out = f(t)
+                sync()
+                results.append((t.clone(), None if out is None else out.clone()))
+            (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
+            assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
+                f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
+            label = f"compile{'' if mode is None else ' ' + mode}: {name}"
+            pairs.append((label, lambda f=fns[0]: f(x), lambda f=fns[1]: f(x), sync))
+    return pairs
 
 
 def graph_of(torch, fn):
@@ -129,17 +188,22 @@ def overhead_rows(torch, launches, rounds):
     add_one(x)
     torch.cuda.synchronize()
     assert torch.equal(x, torch.ones_like(x)), f"add_one computed {x}"
-    compiled = torch.compile(lambda t: add_one(t), fullgraph=True)
     rows = [
         ("torch x.add_(1), eager", lambda: x.add_(1), torch.cuda.synchronize),
         ("pyptx add_one(x), eager", lambda: add_one(x), torch.cuda.synchronize),
-        ("pyptx under torch.compile", lambda: compiled(x), torch.cuda.synchronize),
         ("torch x.add_(1), graph replay", graph_of(torch, lambda: x.add_(1)),
          torch.cuda.synchronize),
         ("pyptx add_one(x), graph replay", graph_of(torch, lambda: add_one(x)),
          torch.cuda.synchronize),
-    ] + jax_rows(plus_one)
-    return {name: per_launch(fn, launches, rounds, sync) for name, fn, sync in rows}
+    ]
+    overhead = {name: per_launch(fn, launches, rounds, sync) for name, fn, sync in rows}
+    compiled = []
+    for name, native, ours, sync in (compiled_pairs(torch, add_one, plus_one) +
+                                     jax_pairs(add_one, plus_one)):
+        theirs_us, ours_us = paired(native, ours, launches, rounds, sync)
+        compiled.append({"function": name, "native_us": theirs_us, "pyptx_us": ours_us,
+                         "ratio": ours_us / theirs_us})
+    return overhead, compiled
 
 
 # -- 2. the small-shape table ---------------------------------------------------------
@@ -255,7 +319,9 @@ def plot(result, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     rows = result["table"]
-    fig, axes = plt.subplots(1, len(KERNELS) + 1, figsize=(4 * (len(KERNELS) + 1), 4.2))
+    compiled = result.get("compiled", [])
+    panels = len(KERNELS) + 1 + bool(compiled)
+    fig, axes = plt.subplots(1, panels, figsize=(4 * panels, 4.2))
     for ax, name in zip(axes, KERNELS):
         mine = [r for r in rows if r["kernel"] == name]
         xs = range(len(mine))
@@ -272,11 +338,22 @@ def plot(result, path):
         ax.set_title(name)
         ax.set_ylabel("us per call (whole call)")
     axes[0].legend(fontsize=8)
-    ax = axes[-1]
+    ax = axes[len(KERNELS)]
     names = list(result["overhead"])
     ax.barh(range(len(names)), [result["overhead"][n] for n in names])
     ax.set_yticks(range(len(names)), names, fontsize=7)
     ax.set_xlabel("us per launch (trivial kernel)")
+    if compiled:
+        ax = axes[-1]
+        ys = range(len(compiled))
+        ax.barh([y - 0.2 for y in ys], [r["native_us"] for r in compiled], 0.4,
+                label="native op")
+        ax.barh([y + 0.2 for y in ys], [r["pyptx_us"] for r in compiled], 0.4,
+                label="pyptx kernel")
+        ax.set_yticks(list(ys), [f"{r['function']} ({r['ratio']:.2f}x)" for r in compiled],
+                      fontsize=6)
+        ax.set_xlabel("us per call of the compiled function")
+        ax.legend(fontsize=7)
     fig.suptitle(f"{result['device']}, torch {result['torch']}, {result['date']}", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -294,6 +371,11 @@ def write(result, out_dir):
         for r in result["table"]:
             f.write(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k])
                              for k in keys) + "\n")
+    with open(os.path.join(out_dir, "launch_overhead_compiled.csv"), "w") as f:
+        f.write("function,native_us,pyptx_us,ratio\n")
+        for r in result["compiled"]:
+            f.write(f"\"{r['function']}\",{r['native_us']:.4g},{r['pyptx_us']:.4g},"
+                    f"{r['ratio']:.4g}\n")
     try:
         plot(result, os.path.join(out_dir, "launch_overhead.png"))
     except ImportError as e:
@@ -308,6 +390,8 @@ def main():
     parser.add_argument("--table-rounds", type=int, default=15)
     parser.add_argument("--out", help="write launch_overhead.{json,csv,png} here")
     parser.add_argument("--plot", help="only make the PNG of this JSON, beside it")
+    parser.add_argument("--overhead-only", action="store_true",
+                        help="part 1 only (the trivial kernel and the compiled functions)")
     args = parser.parse_args()
     if args.plot:
         with open(args.plot) as f:
@@ -319,7 +403,8 @@ def main():
     result = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
               "date": datetime.date.today().isoformat(),
               "command": " ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]),
-              "overhead": overhead_rows(torch, args.launches, args.rounds), "table": []}
+              "table": []}
+    result["overhead"], result["compiled"] = overhead_rows(torch, args.launches, args.rounds)
     print(f"{result['device']}, torch {result['torch']}; {args.launches} launches x "
           f"{args.rounds} rounds, median us per launch:")
     for name, us in result["overhead"].items():
@@ -329,7 +414,20 @@ def main():
     graph = o["pyptx add_one(x), graph replay"] / o["torch x.add_(1), graph replay"]
     print(f"eager: pyptx / torch = {eager:.2f}x; graph replay: {graph:.2f}x "
           f"(target <= 1.0x)")
+    print("\ncompiled function, native op | pyptx kernel: median us per call "
+          "(host, the pair interleaved):")
+    for r in result["compiled"]:
+        print(f"  {r['function']:58s} {r['native_us']:7.2f} {r['pyptx_us']:7.2f} "
+              f"{r['ratio']:5.2f}x")
+    if result["compiled"]:
+        worst = max(result["compiled"], key=lambda r: r["ratio"])
+        print(f"compiled: worst pyptx / native = {worst['ratio']:.2f}x ({worst['function']}) "
+              f"(target <= 1.0x)")
     result["dlpack_exchange_api"] = hasattr(torch.Tensor, "__dlpack_c_exchange_api__")
+    if args.overhead_only:
+        if args.out:
+            write(result, args.out)
+        return
     print(f"\nwhole call, us (CUDA events, median of {args.table_rounds} rounds of "
           f"{args.calls} calls; host: enqueue only):")
     print(f"  {'kernel':10s} {'shape':>9s} {'ours':>8s} {'out=':>8s} {'torch':>8s} "

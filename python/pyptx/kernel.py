@@ -39,24 +39,37 @@ and ``Kernel.resources``' occupancy figures :mod:`pyptx.occupancy`.
 from __future__ import annotations
 
 import inspect
-import itertools
 import math
 import os
 import tempfile
+import weakref
 from typing import Any, Callable, Sequence
 
 from pyptx import toolchain
 from pyptx.occupancy import occupancy
-from pyptx.runtime import KERNELS
 from pyptx.specs import TensorSpec, Tile
 
 # Names that were defined here before the split, kept for code importing
-# them from pyptx.kernel (RawParam, TracedModule, KERNELS, _find_tool ...).
+# them from pyptx.kernel (RawParam, TracedModule, _find_tool ...).
 from pyptx.kernel_trace import STATIC_SMEM_LIMIT, TracedModule, trace  # noqa: E402,F401
 from pyptx.raw_params import RawParam, parse_raw_type, raw_param  # noqa: E402,F401
 _find_tool, _run, _ToolFailed = toolchain.find_tool, toolchain.run_tool, toolchain.ToolFailed
 
-_kernel_ids = itertools.count()
+def _weak_ref(obj):
+    """A function returning `obj` while it lives (no cycle through it)."""
+    ref = weakref.ref(obj)
+    return lambda: ref()
+
+
+def _not_compiling() -> bool:
+    return False
+
+
+# Whether torch.compile is tracing the call: torch.compiler's
+# is_dynamo_compiling once pyptx.runtime.torch is imported. A traced call skips the launchers keyed
+# by the first argument's type: dynamo would check that dict's keys in
+# Python at every call of the compiled function.
+_torch_compiling = _not_compiling
 
 
 def _dim3(value, what) -> tuple[int, int, int]:
@@ -139,10 +152,9 @@ class Kernel:
         self._directive_list = self._directives()
         self._loc = (fn.__code__.co_filename, fn.__code__.co_firstlineno, 0)
         self._launchers: dict = {}  # framework name, or a first argument type -> launcher
-        # A number that names this kernel to code that runs outside a trace
-        # of torch.compile (pyptx.runtime.torch._op_name).
-        self.uid = next(_kernel_ids)
-        KERNELS[self.uid] = self
+        # This kernel, by a function: torch.compile hands a function to code it
+        # runs outside its trace as a constant (pyptx.runtime.torch._op_for).
+        self.ref = _weak_ref(self)
 
     # -- properties of the documented API ---------------------------------------
     in_specs = property(lambda self: self._in_specs, doc="Input tensor specs.")
@@ -318,14 +330,15 @@ class Kernel:
         tensors (eager, torch.compile, CUDA graphs) go through
         pyptx.runtime.torch, JAX arrays (eager, jax.jit) through
         pyptx.runtime.jax."""
-        if args:  # the common case: one dict lookup on the first argument's type
-            launcher = self._launchers.get(type(args[0]))
+        traced = _torch_compiling()
+        if args and not traced:  # the common case: one dict lookup on the first
+            launcher = self._launchers.get(type(args[0]))  # argument's type
             if launcher is not None:
                 # A plain call of the last specialisation: straight to its C++
                 # entry (pyptx.runtime.torch), which answers NotImplemented on
                 # anything else.
                 fast = launcher.fast
-                if fast is not None and not kwargs and not launcher.compiling():
+                if fast is not None and not kwargs:
                     result = fast(args, None)
                     if result is not NotImplemented:
                         return result
@@ -334,7 +347,7 @@ class Kernel:
         launcher = self._launchers.get(framework)
         if launcher is None:
             launcher = self._launchers[framework] = self._launcher_for(framework, args)
-        if args:
+        if args and not traced:
             self._launchers[type(args[0])] = launcher
         return launcher(args, kwargs)
 

@@ -212,8 +212,8 @@ def test_out_of_a_kernel_without_outputs_or_with_a_keyword_named_out():
     with pytest.raises(ArgumentError, match=r"in_place: out= given, but the kernel has "
                                             r"no outputs"):
         torch_runtime.launcher(in_place)._given_outputs(torch.empty(32))
-    assert torch_runtime._out_names_outputs(in_place.uid)
-    assert not torch_runtime._out_names_outputs(scaled.uid)
+    assert torch_runtime._out_names_outputs(in_place.ref)
+    assert not torch_runtime._out_names_outputs(scaled.ref)
 
 
 def test_outputs_unlike_every_input_are_made_by_torch_empty():

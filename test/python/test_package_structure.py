@@ -170,7 +170,7 @@ def test_moved_names_are_the_same_objects_under_their_old_names():
     """The original's module names re-export the moved units, not copies."""
     import importlib
 
-    from pyptx import kernel_trace, raw_params, reg, runtime, smem, toolchain
+    from pyptx import kernel_trace, raw_params, reg, smem, toolchain
     from pyptx import wgmma_layout as old_layout
     from pyptx.hw import mbarrier, wgmma_layout
     assert smem.MbarrierArray is mbarrier.MbarrierArray
@@ -180,6 +180,5 @@ def test_moved_names_are_the_same_objects_under_their_old_names():
     kernel = importlib.import_module("pyptx.kernel")  # pyptx.kernel is the decorator
     assert kernel.RawParam is raw_params.RawParam
     assert kernel.TracedModule is kernel_trace.TracedModule
-    assert kernel.KERNELS is runtime.KERNELS
     assert kernel._find_tool is toolchain.find_tool
     assert callable(reg.wgmma_frag) and callable(smem.wgmma_tile)

@@ -79,7 +79,7 @@ def test_fake_implementation_gives_the_output_shape(rms_norm):
     x, w = torch.randn(4, 64), torch.randn(64)
     with pytest.raises(ArgumentError):
         rms_norm(x, w)  # registers nothing yet: eager path
-    op = rms_norm._launchers["torch"]._op({}).op_for(x, w)
+    op = rms_norm._launchers["torch"].op_for(x, w)
     with FakeTensorMode() as mode:
         out = op(mode.from_tensor(x), mode.from_tensor(w))
     assert out.shape == (4, 64) and out.dtype == torch.float32
@@ -117,7 +117,7 @@ def test_differentiable_kernel_wires_autograd():
 
 def _op(k, *inputs):
     from pyptx.runtime.torch import launcher
-    return launcher(k)._op({}).op_for(*inputs)
+    return launcher(k).op_for(*inputs)
 
 
 def test_written_inputs_are_mutated_arguments_of_the_custom_op(rms_norm):
@@ -244,3 +244,43 @@ def test_every_example_op_has_its_effects_in_the_schema(k):
     outs = [] if outs is None else [outs] if isinstance(outs, torch.Tensor) else outs
     assert [(tuple(o.shape), o.dtype) for o in outs] == [
         (tuple(t.dims), torch_dtype(t.dtype)) for t in k.out_specs]
+
+
+# -- what a compiled call costs (issue: no more than the native op) -----------------
+
+def test_compiled_call_writes_and_never_recompiles_for_eager_state():
+    # The kernel's launch stands in as t += 1 on the CPU tensor. After the
+    # first compile, nothing eager (a new eager specialisation, here `fast`)
+    # makes dynamo compile again: the traced call reads none of it.
+    from torch._dynamo.testing import CompileCounterWithBackend
+    from examples.common.inplace import build_add_one
+    from pyptx.runtime.torch import launcher
+
+    k = build_add_one(256)
+    run = launcher(k)
+    def eager(inputs, raws, template, out=None, remember=False):
+        inputs[0].add_(1)  # (returns None: the kernel has no outputs)
+    run.eager = eager
+    k._launchers[torch.Tensor] = run  # as after an eager call
+    counter = CompileCounterWithBackend("aot_eager")
+    f = torch.compile(lambda t: (k(t), t * 2)[1], fullgraph=True, backend=counter)
+    t = torch.zeros(256)
+    for i in range(1, 4):
+        assert torch.equal(f(t), torch.full((256,), 2.0 * i)) and torch.equal(
+            t, torch.full((256,), float(i)))
+    run.fast = lambda args, out: NotImplemented  # a new eager specialisation
+    f(t)
+    assert torch.equal(t, torch.full((256,), 4.0))
+    assert counter.frame_count == 1
+
+
+def test_ops_are_found_by_the_kernel_itself():
+    from examples.common.inplace import build_add_one
+    from pyptx.runtime import torch as torch_runtime
+
+    k, other = build_add_one(256), build_add_one(256)
+    assert k.ref() is k
+    name = torch_runtime._op_name(k.ref, (), None)
+    assert torch_runtime._op_name(k.ref, (), None) == name
+    assert torch_runtime._op_name(other.ref, (), None) != name
+    assert getattr(torch.ops.pyptx, name).default._schema.name == f"pyptx::{name}"

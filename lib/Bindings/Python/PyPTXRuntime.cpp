@@ -338,14 +338,16 @@ ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
         std::to_string(registry.size()) +
         " registered with pyptx._runtime.register_plan in this process)");
   LaunchPlan &plan = *registry[id].plan;
-  std::string kernel = "pyptx_launch: kernel '" +
-                       plan.getKernel().getName().str() + "'";
+  // The errors' prefix, made only for an error (not at every launch).
+  auto kernel = [&plan] {
+    return "pyptx_launch: kernel '" + plan.getKernel().getName().str() + "'";
+  };
   size_t numBuffers = registry[id].numBuffers;
   size_t numAliased = registry[id].numAliased;
   if (rets.size() < numAliased ||
       args.size() + rets.size() - numAliased != numBuffers)
     return ffi::Error::InvalidArgument(
-        kernel + " takes " + std::to_string(numBuffers) +
+        kernel() + " takes " + std::to_string(numBuffers) +
         " buffers (inputs, then outputs)" +
         (numAliased ? " and " + std::to_string(numAliased) +
                           " outputs aliasing inputs"
@@ -355,7 +357,7 @@ ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
   for (size_t i = 0; i < args.size(); ++i) {
     ffi::ErrorOr<ffi::AnyBuffer> buffer = args.get<ffi::AnyBuffer>(i);
     if (buffer.has_error())
-      return ffi::Error::Internal(kernel + ", input " + std::to_string(i) +
+      return ffi::Error::Internal(kernel() + ", input " + std::to_string(i) +
                                   ": " + buffer.error().message());
     storeAddress(plan, i, buffer->untyped_data());
   }
@@ -363,7 +365,7 @@ ffi::Error jaxLaunch(CUstream stream, ffi::RemainingArgs args,
     ffi::ErrorOr<ffi::Result<ffi::AnyBuffer>> buffer =
         rets.get<ffi::AnyBuffer>(i);
     if (buffer.has_error())
-      return ffi::Error::Internal(kernel + ", output " + std::to_string(i) +
+      return ffi::Error::Internal(kernel() + ", output " + std::to_string(i) +
                                   ": " + buffer.error().message());
     storeAddress(plan, args.size() + i, (*buffer)->untyped_data());
   }

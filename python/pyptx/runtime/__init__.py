@@ -9,11 +9,6 @@ runtime/jax.py) checks its arguments against the kernel's Tiles with
 from __future__ import annotations
 
 import inspect
-import weakref
-
-# Every Kernel by its uid (Kernel.uid): code that runs outside a trace of
-# torch.compile names a kernel by this number (runtime/torch.py's _op_name).
-KERNELS: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {

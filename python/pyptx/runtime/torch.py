@@ -6,14 +6,18 @@ outputs (or takes ``out=``) and launches on the current stream (so CUDA
 graphs capture it). After a plain call (no keywords but out=), the next
 calls of the same specialisation are checked and launched in C++
 (pyptx._runtime.TorchCall); whatever it does not take comes back here.
-Under ``torch.compile`` the call goes through a ``torch.library.custom_op``
-(one per kernel and template parameters) whose fake implementation gives
-the outputs' shapes, so ``fullgraph=True`` traces it.
+Under ``torch.compile`` the call goes through an op of a
+``torch.library.Library`` (one per kernel, template parameters and the
+inputs it writes) whose fake implementation gives the outputs' shapes, so
+``fullgraph=True`` traces it; the op launches through the same C++ call
+(docs/design.md 11.3).
 """
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
+import weakref
 
 import torch
 
@@ -33,6 +37,7 @@ _DTYPES = {
 }
 
 _op_ids = itertools.count()
+_LIBRARY = torch.library.Library("pyptx", "FRAGMENT")
 
 # PYPTX_SYNC_LAUNCHES=1: every eager launch is followed by a synchronize, so
 # a kernel that faults is named in the error (a fault is otherwise reported
@@ -73,6 +78,11 @@ _current_stream = getattr(torch._C, "_cuda_getCurrentRawStream", _stream_of)
 # exists by the time it is asked).
 _current_device = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
 _is_compiling = torch.compiler.is_compiling
+# (See there. Dynamo's own flag: a plain `return False` when not tracing,
+# a quarter of is_compiling's cost on the eager path.)
+# (pyptx.kernel the module: the package's attribute `kernel` is the decorator.)
+importlib.import_module("pyptx.kernel")._torch_compiling = getattr(
+    torch.compiler, "is_dynamo_compiling", _is_compiling)
 # What the C++ call takes as tensors, exactly: subclasses (FakeTensor, the
 # functional tensors of torch.export) take the Python path.
 _TENSOR_TYPES = (torch.Tensor, torch.nn.Parameter)
@@ -84,16 +94,16 @@ _EXCHANGE_API = getattr(torch.Tensor, "__dlpack_c_exchange_api__", None)
 class TorchLauncher:
     """Kernel.__call__ for torch tensors (one per Kernel)."""
 
-    # Kernel.__call__ calls `fast` itself when this says no trace is running
-    # (under torch.compile the call must reach the custom op).
-    compiling = staticmethod(_is_compiling)
-
     def __init__(self, kernel):
         self.kernel = kernel
+        # What the traced call reads instead of `kernel` (a read of both the
+        # kernel and its launcher's `kernel` costs a guard in Python).
+        self.kernel_ref = kernel.ref
         self.n_in = len(kernel.in_specs)
         self.raw_names = kernel.raw_names
         self.launches: dict = {}
-        self.ops: dict = {}  # template items -> the custom op's caller
+        # Whether the op depends on the inputs' shapes (written_inputs).
+        self.symbolic = any(tile.symbols for tile in kernel.in_specs + kernel.out_specs)
 
     # -- the call ----------------------------------------------------------------
     # The last plain call's specialisation, checked and launched in C++
@@ -103,9 +113,13 @@ class TorchLauncher:
 
     def __call__(self, args, kwargs):
         out = None
-        if kwargs and "out" in kwargs and _out_names_outputs(self.kernel.uid):
+        if kwargs and "out" in kwargs and _out_names_outputs(self.kernel_ref):
             out = kwargs.pop("out")
-        if not kwargs and self.fast is not None and not _is_compiling():
+        # Asked first: under torch.compile nothing eager is read (a read of
+        # `fast` would be a guard, and each new specialisation a recompile).
+        if _is_compiling() or torch.compiler.is_exporting():
+            return self._traced(args, kwargs, out)
+        if not kwargs and self.fast is not None:
             result = self.fast(args, out)
             if result is not NotImplemented:
                 return result
@@ -115,13 +129,35 @@ class TorchLauncher:
         else:
             inputs, raws = split_raw(self.kernel, args, kwargs, self.n_in, "tensors",
                                      _is_tensor)
-        if torch.compiler.is_compiling() or torch.compiler.is_exporting():
-            if raws:
-                bound = bind_shapes(self.kernel, [tuple(t.shape) for t in inputs])
-                raws = fill_raw(self.kernel, raws, raw_env(self.kernel, bound, kwargs))
-            result = self._op(kwargs)(*inputs, *raws)
-            return result if out is None else self._copy_into(result, out)
         return self.eager(inputs, raws, kwargs, out, remember=plain)
+
+    def _traced(self, args, kwargs, out):
+        """The call under torch.compile (or torch.export): the custom op,
+        whose outputs are copied into out= in the graph."""
+        if not kwargs and not self.raw_names and len(args) == self.n_in:
+            inputs, raws = args, ()
+        else:
+            inputs, raws = split_raw(self.kernel, args, kwargs, self.n_in, "tensors",
+                                     _is_tensor)
+        if raws:
+            bound = bind_shapes(self.kernel, [tuple(t.shape) for t in inputs])
+            raws = fill_raw(self.kernel, raws, raw_env(self.kernel, bound, kwargs))
+        result = self.op_for(*inputs, template=kwargs)(*inputs, *raws)
+        if isinstance(result, list):
+            result = tuple(result)
+        return result if out is None else self._copy_into(result, out)
+
+    def op_for(self, *inputs, template=None):
+        """The custom op (torch.ops.pyptx.<kernel>_<n>) of these template
+        parameters for these inputs. It depends on the inputs the kernel
+        writes, found by tracing it: at the inputs' shapes where its Tiles
+        have shape variables (each such call specialises on the shapes),
+        without them where the Tiles fix every dim."""
+        shapes = (tuple(tuple(int(d) for d in t.shape) for t in inputs)
+                  if self.symbolic else None)
+        name = _op_name(self.kernel_ref, tuple(template.items()) if template else (),
+                        shapes)
+        return getattr(torch.ops.pyptx, name)
 
     def eager(self, inputs, raws, template, out=None, remember=False):
         """Launches on `inputs` (CUDA tensors) into `out` (None: new outputs);
@@ -292,32 +328,15 @@ class TorchLauncher:
         return _TorchLaunch(Launch(self.kernel, bound, template),
                             [torch_dtype(t.dtype) for t in self.kernel.out_specs], inputs)
 
-    # -- torch.compile ---------------------------------------------------------------
-    def _op(self, template):
-        """The custom op's caller for these template parameters (see
-        _caller)."""
-        key = tuple(template.items())
-        op = self.ops.get(key)
-        if op is None:
-            op = self.ops[key] = _caller(self.kernel, repr(key))
-        return op
-
-
-_out_keyword: dict = {}  # kernel uid -> whether out= names its outputs
-
 
 @torch.compiler.assume_constant_result
-def _out_names_outputs(kernel_uid: int) -> bool:
+def _out_names_outputs(kernel_ref) -> bool:
     """Whether the keyword out= names a kernel's outputs: unless it has a
-    template parameter, raw parameter or shape variable called out. (Run
-    eagerly under torch.compile, which takes the result as a constant.)"""
-    found = _out_keyword.get(kernel_uid)
-    if found is None:
-        from pyptx.runtime import KERNELS
-        k = KERNELS[kernel_uid]
-        found = _out_keyword[kernel_uid] = "out" not in {
-            *k.template_params, *k.raw_names, *k.shape_symbols}
-    return found
+    template parameter, raw parameter or shape variable called out.
+    `kernel_ref`: Kernel.ref, a function returning the kernel, which dynamo
+    passes as a constant: it runs this eagerly and keeps the result."""
+    k = kernel_ref()
+    return "out" not in {*k.template_params, *k.raw_names, *k.shape_symbols}
 
 
 def _span(t) -> tuple[int, int]:
@@ -334,27 +353,31 @@ def launcher(kernel) -> TorchLauncher:
     return found
 
 
-_registered: dict = {}  # (kernel uid, template key, shapes key) -> op name
-_ops: dict = {}  # (kernel uid, template key, written inputs) -> op name
+# kernel -> {(template items, shapes): op name, (template items, writes): op name}.
+# Weak keys: the table keeps no kernel alive (a registered op does, since
+# torch keeps the op and its implementation holds the kernel).
+_op_names: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 @torch.compiler.assume_constant_result
-def _op_name(kernel_uid: int, template_key: str, shapes_key: str) -> str:
-    """Registers the custom op of a kernel for these template parameters
-    and the inputs it writes at these shapes, once; returns its name in
-    torch.ops.pyptx. Dynamo runs it eagerly (a registration cannot be
-    traced): the keys are reprs of constants."""
-    name = _registered.get((kernel_uid, template_key, shapes_key))
+def _op_name(kernel_ref, template: tuple, shapes) -> str:
+    """Registers the custom op of a kernel (`kernel_ref()`, see
+    _out_names_outputs) for these template parameters (their items) and the
+    inputs it writes at these shapes (None: the Tiles fix them), once;
+    returns its name in torch.ops.pyptx. Dynamo runs this eagerly (a
+    registration cannot be traced) and keeps the name, a constant (it
+    refuses the op itself as one)."""
+    k = kernel_ref()
+    names = _op_names.get(k)
+    if names is None:
+        names = _op_names[k] = {}
+    name = names.get((template, shapes))
     if name is None:
-        from pyptx.runtime import KERNELS
-        k = KERNELS[kernel_uid]
-        template = dict(eval(template_key))
-        writes = written_inputs(k, template, eval(shapes_key) if shapes_key else None)
-        name = _ops.get((kernel_uid, template_key, writes))
+        writes = written_inputs(k, dict(template), shapes)
+        name = names.get((template, writes))
         if name is None:
-            name = _ops[(kernel_uid, template_key, writes)] = _register(
-                k, template, writes)._name
-        _registered[(kernel_uid, template_key, shapes_key)] = name
+            name = names[(template, writes)] = _register(k, dict(template), writes)
+        names[(template, shapes)] = name
     return name
 
 
@@ -369,9 +392,10 @@ def written_inputs(k, template: dict, shapes=None) -> tuple:
     return tuple(n for n in module.writes if n in inputs)
 
 
-def _register(k, template, writes=()):
-    """The custom op of `k` for these template parameters, writing the
-    inputs `writes` in place (mutates_args) and returning fresh outputs."""
+def _register(k, template, writes=()) -> str:
+    """Registers the custom op of `k` for these template parameters,
+    writing the inputs `writes` in place (Tensor(a!) in its schema) and
+    returning fresh outputs; returns its name in torch.ops.pyptx."""
     n_in = len(k.in_specs)
     names = k.tensor_names[:n_in]
     n_out = len(k.out_specs)
@@ -397,9 +421,20 @@ def _register(k, template, writes=()):
     schema = "(" + ", ".join(tensors + [f"{t} {n}" for t, n in zip(raw_types, raw_names)])
     schema += ") -> " + ("()" if n_out == 0 else "Tensor" if n_out == 1 else "Tensor[]")
     out_dtypes = [torch_dtype(t.dtype) for t in k.out_specs]
+    plain = not template and not raw_names
 
     def impl(*args):
-        result = launcher(k).eager(args[:n_in], args[n_in:], template)
+        # A compiled graph calls the op with one specialisation: after the
+        # first call, straight to its C++ launch (TorchLauncher.fast). (The
+        # launcher is looked up here: made at registration, inside a trace,
+        # it would change what the trace's guards saw.)
+        run = launcher(k)
+        fast = run.fast
+        if plain and fast is not None:
+            result = fast(args, None)
+            if result is not NotImplemented:
+                return list(result) if isinstance(result, tuple) else result
+        result = run.eager(args[:n_in], args[n_in:], template, remember=plain)
         return list(result) if isinstance(result, tuple) else result
 
     def fake(*args):
@@ -410,31 +445,16 @@ def _register(k, template, writes=()):
             return None
         return outs[0] if n_out == 1 else outs
 
-    op = torch.library.custom_op(f"pyptx::{k.name}_{next(_op_ids)}", impl,
-                                 mutates_args=writes, schema=schema)
-    op.register_fake(fake)
-    return op
-
-
-def _caller(k, template_key: str):
-    """Calls the custom op of `k` for these template parameters (the repr of
-    their items) on the arguments (inputs, then raw values). The op depends
-    on the inputs the kernel writes, found by tracing it: at the inputs'
-    shapes where its Tiles have shape variables (each such call specialises
-    on the shapes), without them where the Tiles fix every dim."""
-    n_in = len(k.in_specs)
-    symbolic = any(tile.symbols for tile in k.in_specs + k.out_specs)
-
-    def op_for(*args):
-        shapes = (repr(tuple(tuple(int(d) for d in t.shape) for t in args[:n_in]))
-                  if symbolic else "")
-        return getattr(torch.ops.pyptx, _op_name(k.uid, template_key, shapes))
-
-    def call(*args):
-        result = op_for(*args)(*args)
-        return tuple(result) if isinstance(result, list) else result
-    call.op_for = op_for
-    return call
+    # A plain Library op, not torch.library.custom_op: custom_op wraps every
+    # call in Python (its autograd, ADInplaceOrView and device layers), which
+    # cost a compiled call more than the rest of torch.compile's wrapper.
+    # Here the dispatcher's C++ fallbacks pass the call to `impl`, and the
+    # written inputs' version counters are bumped by AOTAutograd's wrapper.
+    name = f"{k.name}_{next(_op_ids)}"
+    _LIBRARY.define(name + schema)
+    _LIBRARY.impl(name, impl, "CompositeExplicitAutograd")
+    torch.library.register_fake(f"pyptx::{name}", fake, lib=_LIBRARY)
+    return name
 
 
 class _TorchLaunch:
