@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "pyptx/Dialect/PTX/Analysis/HazardAnalysis.h"
 #include "pyptx/Dialect/PTX/Analysis/ParamEffects.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 #include "pyptx/Target/PTX/Export.h"
@@ -112,6 +113,19 @@ private:
                          std::string>>
       entries;
 };
+
+/// A hazard finding for Python: (kind, message, file, line, column,
+/// cause_file, cause_line, cause_column).
+using HazardTuple = std::tuple<std::string, std::string, std::string, unsigned,
+                               unsigned, std::string, unsigned, unsigned>;
+
+std::vector<HazardTuple> hazardTuples(Operation *op) {
+  std::vector<HazardTuple> out;
+  for (HazardRecord &h : findHazardRecords(op))
+    out.emplace_back(h.kind, h.message, h.file, h.line, h.column, h.causeFile,
+                     h.causeLine, h.causeColumn);
+  return out;
+}
 
 std::unique_ptr<MLIRContext> makeContext(ptxisa::Policy policy) {
   DialectRegistry registry;
@@ -1081,6 +1095,12 @@ public:
                           "' in the module");
   }
 
+  /// The hazard analysis's findings (HazardAnalysis.h) as tuples.
+  std::vector<HazardTuple> checkHazards() {
+    finish();
+    return hazardTuples(module.get());
+  }
+
   /// The warnings of the last verification (`--pyptx-isa=warn-unknown`'s
   /// undescribed instructions).
   std::vector<std::tuple<std::string, unsigned, unsigned, std::string>>
@@ -1601,6 +1621,20 @@ PyMethodDef fastMethods[] = {
      "new_reg(reg_class, /)\nA new register of the class; returns its id."},
 };
 
+/// PTX text -> its hazard findings (pyptx.check); raises on unreadable PTX.
+std::vector<HazardTuple> checkPTXHazards(const std::string &text,
+                                         const std::string &filename) {
+  auto ctx = makeContext(ptxisa::Policy::Off);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, filename), llvm::SMLoc());
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op = importPTX(sourceMgr, ctx.get());
+  if (!op || failed(mlir::verify(*op)))
+    diagnostics.raise("import failed");
+  return hazardTuples(op.get());
+}
+
 std::string importText(const std::string &text, const std::string &filename) {
   auto ctx = makeContext(ptxisa::Policy::Strict);
   llvm::SourceMgr sourceMgr;
@@ -1755,6 +1789,7 @@ PYBIND11_MODULE(_native, m) {
       .def("ptx", &ModuleBuilder::ptx)
       .def("mlir", &ModuleBuilder::mlirText)
       .def("param_effects", &ModuleBuilder::paramEffects, py::arg("name"))
+      .def("check_hazards", &ModuleBuilder::checkHazards)
       .def_property_readonly("num_instructions",
                              &ModuleBuilder::getNumInstructions)
       .def_readonly("warnings", &ModuleBuilder::lastWarnings,
@@ -1821,6 +1856,8 @@ PYBIND11_MODULE(_native, m) {
   m.def("import_ptx", &importText, py::arg("text"),
         py::arg("filename") = "<ptx>");
   m.def("export_ptx", &exportText, py::arg("mlir"));
+  m.def("check_ptx_hazards", &checkPTXHazards, py::arg("text"),
+        py::arg("filename") = "<ptx>");
   m.def("ptx_to_python", &ptxToPython, py::arg("text"),
         py::arg("filename") = "<ptx>", py::arg("name") = "",
         py::arg("isa_policy") = "strict", py::arg("sugar") = false);
