@@ -21,6 +21,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -103,7 +104,8 @@ public:
   explicit Function(FuncOp func) {
     func.getBody().walk([&](Operation *op) {
       if (auto label = dyn_cast<LabelOp>(op))
-        labelAt[label.getSymNameAttr()] = insts.size();
+        labelAt[label.getSymNameAttr()].push_back(
+            {label->getParentOp(), unsigned(insts.size())});
       else if (auto inst = dyn_cast<InstOp>(op))
         addInst(inst);
     });
@@ -186,13 +188,21 @@ private:
     insts.push_back(std::move(inst));
   }
 
-  /// The label a branch names, if it is one of this function's.
+  /// The label a branch names, if it is one of this function's: the one
+  /// of the innermost `{ }` scope around the branch that declares it (inline
+  /// assembly repeats labels in separate scopes).
   std::optional<unsigned> branchTarget(const Inst &inst) {
     for (Attribute operand : inst.op.getPtxOperands().getValue())
       if (auto sym = dyn_cast<FlatSymbolRefAttr>(operand)) {
         auto it = labelAt.find(sym.getAttr());
-        if (it != labelAt.end())
-          return it->second;
+        if (it == labelAt.end())
+          continue;
+        for (Operation *scope = inst.op->getParentOp(); scope;
+             scope = scope->getParentOp())
+          for (auto [labelScope, at] : it->second)
+            if (labelScope == scope)
+              return at;
+        return it->second.front().second;
       }
     return std::nullopt;
   }
@@ -201,8 +211,9 @@ private:
     unsigned n = insts.size();
     llvm::BitVector leader(n + 1);
     leader.set(0);
-    for (auto &[label, at] : labelAt)
-      leader.set(at);
+    for (auto &[label, places] : labelAt)
+      for (auto [scope, at] : places)
+        leader.set(at);
     for (unsigned i = 0; i < n; ++i) {
       StringRef m = insts[i].op.getMnemonic();
       if (m == "bra" || m == "brx" || m == "ret" || m == "exit" || m == "trap")
@@ -230,15 +241,17 @@ private:
         if (auto target = branchTarget(last))
           add(*target);
       } else if (m == "brx") {
-        for (auto &[label, at] : labelAt) // targets not followed: any label
-          add(at);
+        for (auto &[label, places] : labelAt) // targets not followed: any label
+          for (auto [scope, at] : places)
+            add(at);
       }
       if (fallsThrough)
         add(blocks[b].end);
     }
   }
 
-  llvm::DenseMap<StringAttr, unsigned> labelAt;
+  llvm::DenseMap<StringAttr, SmallVector<std::pair<Operation *, unsigned>, 1>>
+      labelAt;
   SmallVector<unsigned> blockBegins;
 };
 
@@ -390,6 +403,54 @@ private:
   }
 
   static bool mayAlias(StringAttr a, StringAttr b) { return !a || !b || a == b; }
+
+  /// An address operand as text over register ids ("r3+229504"), for
+  /// telling that two instructions name the same address.
+  std::string signature(const Inst &inst, int operand) {
+    std::string text;
+    if (operand < 0)
+      return text;
+    std::function<void(Attribute)> walk = [&](Attribute a) {
+      if (auto ref = dyn_cast<RegRefAttr>(a))
+        text += "r" + std::to_string(fn.idOf(inst.op.getArgs()[ref.getIndex()]));
+      else if (auto sym = dyn_cast<FlatSymbolRefAttr>(a))
+        text += sym.getValue().str();
+      else if (auto imm = dyn_cast<ImmAttr>(a))
+        text += std::to_string(imm.getValue());
+      else if (auto binary = dyn_cast<BinaryAttr>(a)) {
+        walk(binary.getLhs());
+        text += binary.getOp().str();
+        walk(binary.getRhs());
+      } else if (auto addr = dyn_cast<AddrAttr>(a)) {
+        for (Attribute e : addr.getElements())
+          walk(e), text += ",";
+      } else
+        text += "?";
+    };
+    walk(inst.op.getPtxOperands()[operand]);
+    return text;
+  }
+
+  /// A scalar st (no .v2/.v4/.v8): bookkeeping (counters, tables), assumed
+  /// not to fill the operand tiles a descriptor (wgmma, tcgen05.mma) names,
+  /// whose address is unknown. Tiles are written by stmatrix, vector
+  /// stores or copies.
+  static bool isScalarStore(const Inst &inst) {
+    if (inst.op.getMnemonic() != "st")
+      return false;
+    return llvm::none_of(inst.op.getModifiers().getAsValueRange<StringAttr>(),
+                         [](StringRef m) {
+                           return m == "v2" || m == "v4" || m == "v8";
+                         });
+  }
+
+  /// The address operand of `op`'s shared-memory write, or -1.
+  int sharedWriteOperand(const Inst &inst) {
+    for (const MemoryAccess &a : inst.effects.accesses)
+      if (a.writes && a.isShared())
+        return a.operand;
+    return -1;
+  }
 
   //===------------------------------------------------------------------===//
   // uninitialized: a register read on some path before any write.
@@ -582,6 +643,15 @@ private:
         s.map.remove_if([](auto &entry) { return entry.first.second; });
         return;
       }
+      if (e.has("tensormap-copy")) {
+        // The staged tensor map's stores are consumed; whether a later TMA
+        // reuses those bytes cannot be told from the base alone.
+        StringAttr source = baseOf(inst, 1);
+        s.map.remove_if([&](auto &entry) {
+          return !entry.first.second && mayAlias(entry.first.first, source);
+        });
+        return;
+      }
       for (const MemoryAccess &a : e.accesses) {
         if (!a.async || !(a.isShared() || a.space == "mbarrier"))
           continue;
@@ -590,6 +660,20 @@ private:
         for (auto &[key, writer] : s.map) {
           if (key.second != barrier || (!barrier && !mayAlias(key.first, where)))
             continue;
+          if (!doReport)
+            break;
+          // An async write (a TMA load's destination) after ordinary
+          // stores: reported only at the very same address, since buffers
+          // carved from one array cannot be told apart without offsets.
+          if (!barrier && a.operand < 0 && isScalarStore(fn.insts[indexOf(writer)]))
+            continue;
+          if (!barrier && !a.reads) {
+            const Inst &w = fn.insts[indexOf(writer)];
+            int at = sharedWriteOperand(w);
+            if (at < 0 || a.operand < 0 ||
+                signature(w, at) != signature(inst, a.operand))
+              continue;
+          }
           if (doReport)
             report("async-proxy", inst.op, writer,
                    barrier
@@ -620,18 +704,33 @@ private:
   // async-copy-pending: cp.async destinations read before any wait.
   //===------------------------------------------------------------------===//
 
+  // Pending cp.async destinations, and whether some cp.async wait ran on
+  // every path here (then which groups a read means to see is a pipeline's
+  // choice that cannot be told statically: no finding).
+  struct CpAsyncState : Facts<StringAttr> {
+    bool waited = true; // the join's identity; the entry state sets false
+    bool join(const CpAsyncState &other) {
+      bool changed = Facts<StringAttr>::join(other);
+      if (waited && !other.waited) {
+        waited = false;
+        changed = true;
+      }
+      return changed;
+    }
+  };
+
   void checkCpAsync() {
-    using State = Facts<StringAttr>;
+    using State = CpAsyncState;
     if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("cp-async"); }))
       return;
-    solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
+    State entry;
+    entry.waited = false;
+    solve(fn, entry, [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
       const InstEffects &e = inst.effects;
-      // Any wait: which groups the reads below are meant to see cannot be
-      // told statically once some wait is between (pipelines wait for all
-      // but the newest N on purpose).
       if (e.has("cp-async-wait") || e.has("cp-async-wait-all")) {
         s.map.clear();
+        s.waited = true;
         return;
       }
       if (e.has("cp-async")) {
@@ -640,7 +739,7 @@ private:
             s.map.insert({baseOf(inst, a.operand), inst.op});
         return;
       }
-      if (!doReport)
+      if (!doReport || s.waited)
         return;
       for (const MemoryAccess &a : e.accesses) {
         if (!a.reads || !a.isShared())
@@ -839,7 +938,6 @@ private:
 
   // How a value varies across the threads of a CTA: 0 uniform, 1 by
   // warpgroup (uniform within each), 2 by warp, 3 by thread.
-  std::vector<uint8_t> variance;
 
   uint8_t varianceOfSreg(StringRef name) {
     if (name.starts_with("%tid") || name == "%laneid" ||
@@ -850,57 +948,85 @@ private:
     return 0;
   }
 
+  /// How the result of `inst` varies, given how its sources do.
+  uint8_t resultVariance(const Inst &inst, const std::vector<uint8_t> &levels) {
+    uint8_t level = 0;
+    for (unsigned id : inst.reads)
+      if (id != unsigned(inst.guard))
+        level = std::max(level, levels[id]);
+    StringRef m = inst.op.getMnemonic();
+    ArrayRef<Attribute> mods = inst.op.getModifiers().getValue();
+    auto hasMod = [&](StringRef v) {
+      return llvm::any_of(mods, [&](Attribute a) {
+        return cast<StringAttr>(a).getValue() == v;
+      });
+    };
+    // Memory contents are assumed uniform (whether they are cannot be told):
+    // only thread-index arithmetic makes a value vary.
+    if (!inst.effects.accesses.empty() && m != "atom")
+      return 0;
+    if (m == "atom" || m == "elect" || m == "match" ||
+        (m == "shfl" && !(hasMod("idx") && immediate(inst, 2))))
+      return 3; // differs per thread even from uniform inputs
+    if (m == "shfl" || m == "vote" || m == "redux" || m == "activemask")
+      return 2; // one value per warp
+    if (level == 3 && (m == "shr" || m == "div")) {
+      uint64_t k = immediate(inst, 2).value_or(0);
+      if (m == "shr" ? k >= 7 : (k && k % 128 == 0))
+        return 1;
+      if (m == "shr" ? k >= 5 : (k && k % 32 == 0))
+        return 2;
+    } else if (level >= 2 && m == "setp") {
+      // x < C splits at C: on a thread index, warp-aligned when C is a
+      // multiple of 32 and warpgroup-aligned at 128; on a warp index
+      // (assumed: a value uniform per warp counts warps),
+      // warpgroup-aligned when C is a multiple of 4.
+      std::optional<uint64_t> c = immediate(inst, 2);
+      StringRef cmp = mods.empty() ? "" : cast<StringAttr>(mods[0]).getValue();
+      std::optional<uint64_t> boundary;
+      if (c && (cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs"))
+        boundary = *c;
+      else if (c && (cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi"))
+        boundary = *c + 1;
+      if (boundary && level == 3)
+        return *boundary % 128 == 0 ? 1 : *boundary % 32 == 0 ? 2 : 3;
+      if (boundary && level == 2 && *boundary % 4 == 0)
+        return 1;
+    }
+    return level;
+  }
+
+  struct VarianceState {
+    std::vector<uint8_t> levels;
+    bool join(const VarianceState &other) {
+      bool changed = false;
+      for (auto [mine, theirs] : llvm::zip(levels, other.levels))
+        if (theirs > mine) {
+          mine = theirs;
+          changed = true;
+        }
+      return changed;
+    }
+  };
+
+  // Per instruction: how its guard varies where it runs (flow-sensitive,
+  // since compilers reuse predicate registers).
+  std::vector<uint8_t> guardVariance;
+
   void computeVariance() {
-    variance.assign(fn.regs.size(), 0);
+    VarianceState entry{std::vector<uint8_t>(fn.regs.size(), 0)};
     for (unsigned id = 0; id < fn.regs.size(); ++id)
       if (auto sreg = fn.regs[id].getDefiningOp<SRegOp>())
-        variance[id] = varianceOfSreg(sreg.getName());
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (Inst &inst : fn.insts) {
-        uint8_t level = 0;
-        for (unsigned id : inst.reads)
-          if (id != unsigned(inst.guard))
-            level = std::max(level, variance[id]);
-        StringRef m = inst.op.getMnemonic();
-        ArrayRef<Attribute> mods = inst.op.getModifiers().getValue();
-        auto hasMod = [&](StringRef v) {
-          return llvm::any_of(mods, [&](Attribute a) {
-            return cast<StringAttr>(a).getValue() == v;
-          });
-        };
-        if (m == "atom" || m == "elect" || m == "match" ||
-            (m == "shfl" && !(hasMod("idx") && immediate(inst, 2))))
-          level = 3; // differs per thread even from uniform inputs
-        else if (m == "shfl" || m == "vote" || m == "redux" || m == "activemask")
-          level = std::min<uint8_t>(std::max<uint8_t>(level, 2), 2);
-        else if (level == 3 && (m == "shr" || m == "div")) {
-          uint64_t k = immediate(inst, 2).value_or(0);
-          if (m == "shr" ? k >= 7 : (k && k % 128 == 0))
-            level = 1;
-          else if (m == "shr" ? k >= 5 : (k && k % 32 == 0))
-            level = 2;
-        } else if (level == 3 && m == "setp") {
-          // tid < C splits at C: warp-aligned when C is a multiple of 32.
-          std::optional<uint64_t> c = immediate(inst, 2);
-          StringRef cmp = mods.empty() ? "" : cast<StringAttr>(mods[0]).getValue();
-          uint64_t boundary = ~0ull;
-          if (c && (cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs"))
-            boundary = *c;
-          else if (c && (cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi"))
-            boundary = *c + 1;
-          if (boundary != ~0ull && boundary % 128 == 0)
-            level = 1;
-          else if (boundary != ~0ull && boundary % 32 == 0)
-            level = 2;
-        }
-        for (unsigned id : inst.writes)
-          if (level > variance[id]) {
-            variance[id] = level;
-            changed = true;
-          }
-      }
-    }
+        entry.levels[id] = varianceOfSreg(sreg.getName());
+    guardVariance.assign(fn.insts.size(), 0);
+    solve(fn, entry, [&](VarianceState &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      if (doReport && inst.guard >= 0)
+        guardVariance[i] = s.levels[inst.guard];
+      uint8_t level = resultVariance(inst, s.levels);
+      for (unsigned id : inst.writes)
+        s.levels[id] = inst.predicated ? std::max(s.levels[id], level) : level;
+    });
   }
 
   /// Immediate post-dominators of the blocks (-1: the exit).
@@ -935,8 +1061,9 @@ private:
       return i.effects.has("cta-barrier") || i.effects.has("warp-collective") ||
              i.op.getMnemonic() == "wgmma";
     });
-    if (!any || fn.blocks.size() > 4000)
-      return; // too large for the quadratic post-dominators: say nothing
+    if (!any || fn.blocks.size() > 4000 ||
+        fn.blocks.size() * fn.regs.size() > 50'000'000)
+      return; // too large for the quadratic analyses: say nothing
     computeVariance();
     std::vector<int> ipdom = postDominators();
     // Per block: the most divergent branch it depends on, and that branch.
@@ -944,9 +1071,10 @@ private:
     for (unsigned b = 0; b < fn.blocks.size(); ++b) {
       const Inst &last = fn.insts[fn.blocks[b].end - 1];
       if (last.op.getMnemonic() != "bra" || !last.predicated ||
-          variance[last.guard] == 0 || fn.blocks[b].succs.size() < 2)
+          guardVariance[fn.blocks[b].end - 1] == 0 ||
+          fn.blocks[b].succs.size() < 2)
         continue;
-      uint8_t level = variance[last.guard];
+      uint8_t level = guardVariance[fn.blocks[b].end - 1];
       llvm::BitVector seen(fn.blocks.size());
       SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
       while (!work.empty()) {
@@ -963,8 +1091,8 @@ private:
       for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i) {
         const Inst &inst = fn.insts[i];
         auto [level, branch] = under[b];
-        if (inst.predicated && variance[inst.guard] > level) {
-          level = variance[inst.guard];
+        if (inst.predicated && guardVariance[i] > level) {
+          level = guardVariance[i];
           branch = inst.op;
         }
         if (!level)

@@ -77,6 +77,10 @@ def : Mem<"sust", "write", "global", 0>;
 def : Mem<"sured", "readwrite", "global", 0>;
 def : Mem<"tensormap.replace", "write", "$first", 0>;
 def : Mem<"tensormap.cp_fenceproxy", "write", "$first", 0>;
+// Its source (operand 1) is a tensor map staged in shared memory by
+// ordinary stores: the copy consumes them through the tensormap proxy.
+def : Mem<"tensormap.cp_fenceproxy", "read", "$second", 1, "generic",
+          "tensormap-copy">;
 
 // mbarrier.init writes the barrier object with an ordinary store: the async
 // proxy (TMA's complete_tx, tcgen05.commit) must not use it before a
