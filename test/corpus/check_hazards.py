@@ -38,7 +38,27 @@ MUTANT_KINDS = {
     "tcgen05.wait": re.compile(r"^\s*(@!?%\w+\s+)?tcgen05\.wait::"),
 }
 # (example key, kind, 1-based occurrence) -> why deleting that line is harmless.
-MUTANT_HARMLESS: dict[tuple[str, str, int], str] = {}
+_AFTER_PROXY_FENCE = ("a fence.proxy.async.shared::cta follows before the first async use of "
+                      "the barrier, and it orders the mbarrier.init for the async proxy too")
+_SAME_SHAPE = ("the PTX ISA (wgmma.fence): a fence is needed between a register access by "
+               "another instruction and wgmma.mma_async, \"except when these are accumulator "
+               "register accesses across multiple wgmma.mma_async instructions of the same "
+               "shape\": between this K step's wgmmas and the previous one's nothing else "
+               "touches the accumulators")
+MUTANT_HARMLESS: dict[tuple[str, str, int], str] = {
+    ("examples.blackwell.tcgen05_alloc_mma:build_tcgen05_alloc_mma", "fence.mbarrier_init", 1):
+        _AFTER_PROXY_FENCE,
+    ("examples.blackwell.tcgen05_cp_shift:build_tcgen05_cp_shift", "fence.mbarrier_init", 1):
+        _AFTER_PROXY_FENCE,
+    ("examples.blackwell.tcgen05_suite:build_mma", "fence.mbarrier_init", 1): _AFTER_PROXY_FENCE,
+    ("examples.blackwell.tcgen05_suite:build_cp_128x128b", "fence.mbarrier_init", 1):
+        _AFTER_PROXY_FENCE,
+    ("examples.hopper.gemm:build_gemm", "wgmma.fence", 2): _SAME_SHAPE,
+    ("examples.hopper.grouped_gemm:build_grouped_gemm_uniform", "wgmma.fence", 2): _SAME_SHAPE,
+    ("examples.hopper.grouped_gemm:build_grouped_gemm", "wgmma.fence", 2): _SAME_SHAPE,
+    ("examples.hopper.gemm:build_gemm[('cluster', 1), ('epilogue', 'direct')]", "wgmma.fence", 2):
+        _SAME_SHAPE,
+}
 
 
 def example_ptx():

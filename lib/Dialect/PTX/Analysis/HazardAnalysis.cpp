@@ -473,7 +473,18 @@ private:
     llvm::DenseSet<unsigned> done;
     solve(fn, entry, [&](BitState &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      if (doReport)
+      StringRef m = inst.op.getMnemonic();
+      // Copies pass an undefined value on (unoptimised code copies the
+      // unset fields of structs); stores keep it. Only a computation that
+      // uses it is reported.
+      if (m == "mov" && inst.writes.size() == 1 && !inst.predicated) {
+        bool undefined = llvm::any_of(inst.reads, [&](unsigned id) {
+          return s.bits.test(id);
+        });
+        s.bits[inst.writes[0]] = undefined;
+        return;
+      }
+      if (doReport && m != "st")
         for (unsigned id : inst.reads)
           if (s.bits.test(id) && done.insert(id).second)
             report("uninitialized", inst.op, nullptr,
@@ -504,7 +515,10 @@ private:
   // 15 or more).
   struct WgmmaState {
     llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> acc, aregs;
-    llvm::DenseMap<unsigned, Operation *> dirty; // written since wgmma.fence
+    // Registers accessed by other instructions since the last wgmma.fence,
+    // and whether no wgmma.fence has run on some path yet.
+    llvm::DenseMap<unsigned, Operation *> dirty;
+    bool unfenced = true;
     static bool joinMap(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &into,
                         const llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &from) {
       bool changed = false;
@@ -523,6 +537,8 @@ private:
       bool changed = joinMap(acc, o.acc) | joinMap(aregs, o.aregs);
       for (auto &[id, op] : o.dirty)
         changed |= dirty.try_emplace(id, op).second;
+      if (o.unfenced && !unfenced)
+        unfenced = changed = true;
       return changed;
     }
   };
@@ -560,6 +576,7 @@ private:
       const InstEffects &e = inst.effects;
       if (e.has("wgmma-fence")) {
         s.dirty.clear();
+        s.unfenced = false;
       } else if (e.has("wgmma-commit")) {
         commitGroups(s.acc);
         commitGroups(s.aregs);
@@ -572,12 +589,18 @@ private:
         ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
         if (operands.size() > 1 && isa<VectorAttr>(operands[1]))
           a = fn.regsOf(inst, 1);
+        if (doReport && s.unfenced)
+          report("wgmma-pending", inst.op, nullptr,
+                 "'" + opcodeOf(inst.op) + "' may run with no wgmma.fence "
+                 "before it on some path from the function's start; add "
+                 "wgmma.fence.sync.aligned before the first wgmma.mma_async");
+        s.unfenced = false; // reported once
         if (doReport)
           for (unsigned id : llvm::concat<unsigned>(d, a))
             if (auto it = s.dirty.find(id); it != s.dirty.end()) {
               report("wgmma-pending", inst.op, it->second,
                      "'" + opcodeOf(inst.op) + "' uses " + regName(id) +
-                         ", written by '" + opcodeOf(it->second) + "' at " +
+                         ", accessed by '" + opcodeOf(it->second) + "' at " +
                          lineOf(it->second) +
                          " with no wgmma.fence between; add "
                          "wgmma.fence.sync.aligned after " + lineOf(it->second));
@@ -613,7 +636,7 @@ private:
             }
       reported:;
       }
-      for (unsigned id : inst.writes)
+      for (unsigned id : llvm::concat<const unsigned>(inst.reads, inst.writes))
         s.dirty.try_emplace(id, inst.op);
     });
   }
@@ -845,6 +868,9 @@ private:
             continue;
           StringAttr where = baseOf(inst, a.operand);
           for (auto &[key, store] : s.map)
+            // A wait reachable from the store suppresses the finding: the
+            // store and its wait are often under correlated branches
+            // (`if leader`) that a path-insensitive analysis cannot pair.
             if (mayAlias(key.first, where) &&
                 !reaches(indexOf(store), "bulk-wait")) {
               report("async-copy-pending", inst.op, store,

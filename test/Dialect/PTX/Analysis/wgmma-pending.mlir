@@ -35,7 +35,7 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst mov.f32 (%f1, f32(0x00000000)) : f32
     pyptx.inst mov.f32 (%f2, f32(0x00000000)) : f32
     pyptx.inst mov.f32 (%f3, f32(0x00000000)) : f32
-    // expected-warning @+1 {{wgmma-pending: 'wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16' uses %f0, written by 'mov.f32'}}
+    // expected-warning @+1 {{wgmma-pending: 'wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16' uses %f0, accessed by 'mov.f32'}}
     pyptx.inst wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ({%f0, %f1, %f2, %f3}, %rd0, %rd1, 1, 1, 1, 0, 0) : f32, f32, f32, f32, b64, b64
     pyptx.inst wgmma.commit_group.sync.aligned
     pyptx.inst wgmma.wait_group.sync.aligned (0)
@@ -68,6 +68,20 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst if %p0 bra (@"$L_loop")
     // expected-warning @+1 {{wgmma-pending: 'st.global.f32' reads %f0, a register of the wgmma.mma_async}}
     pyptx.inst st.global.f32 ([%rd2], %f0) : b64, f32
+    pyptx.inst ret
+  }
+
+  // No wgmma.fence before the first wgmma.mma_async (its accumulators not
+  // read: scale-d is 0).
+  pyptx.func visible entry @no_fence() {
+    %f0, %f1, %f2, %f3 = pyptx.reg f32 "%f"<4>
+    %rd0, %rd1, %rd2, %rd3 = pyptx.reg b64 "%rd"<4>
+    pyptx.inst mov.u64 (%rd0, 0) : b64
+    pyptx.inst mov.u64 (%rd1, 0) : b64
+    // expected-warning @+1 {{wgmma-pending: 'wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16' may run with no wgmma.fence before it on some path from the function's start; add wgmma.fence.sync.aligned before the first wgmma.mma_async}}
+    pyptx.inst wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 ({%f0, %f1, %f2, %f3}, %rd0, %rd1, 0, 1, 1, 0, 0) : f32, f32, f32, f32, b64, b64
+    pyptx.inst wgmma.commit_group.sync.aligned
+    pyptx.inst wgmma.wait_group.sync.aligned (0)
     pyptx.inst ret
   }
 
