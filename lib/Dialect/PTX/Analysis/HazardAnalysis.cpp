@@ -303,7 +303,8 @@ struct Facts {
 
 class Checker {
 public:
-  Checker(FuncOp func, std::vector<Hazard> &out) : fn(func), out(out) {
+  Checker(FuncOp func, std::vector<Hazard> &out)
+      : fn(func), out(out), isEntry(func.isEntry()) {
     computeBases();
   }
 
@@ -320,6 +321,9 @@ public:
 private:
   Function fn;
   std::vector<Hazard> &out;
+  // Exit checks are for kernels: a device function may leave its caller
+  // to wait or free.
+  bool isEntry;
   std::set<std::tuple<std::string, Operation *, Operation *>> reported;
   // The shared-memory symbol each register's address is based on (null:
   // none or several).
@@ -881,7 +885,7 @@ private:
               break;
             }
         }
-        if (e.has("exit") || i == last)
+        if (isEntry && (e.has("exit") || i == last))
           exitCheck(s, inst);
       }
       if (e.has("bulk-store"))
@@ -932,7 +936,7 @@ private:
                          "tcgen05.wait::ld.sync.aligned before this line");
               break;
             }
-        if (e.has("exit") || i == last)
+        if (isEntry && (e.has("exit") || i == last))
           if (Operation *alloc = s.map.lookup(kAlloc)) {
             atExit(inst, alloc, "tcgen05-pending", "tcgen05-dealloc", [&] {
               return "the function ends with the Tensor Memory of the "
