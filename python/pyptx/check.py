@@ -7,7 +7,7 @@ files (any compiler's), the same analysis as ``@kernel(hazards=...)`` and
 Exit status: 0 when every file is clean, 1 when there is a finding, 2 when
 a file cannot be read or imported. ``--allow LIST`` skips the findings the
 list names (lines ``FILE:LINE: kind`` with a reason after ``#``, FILE
-relative to the list's directory), and with ``--strict-allow`` an entry
+relative to the list's directory; environment variables expand), and with ``--strict-allow`` an entry
 that matches nothing is an error too, so the list cannot go stale.
 """
 from __future__ import annotations
@@ -38,6 +38,7 @@ def read_allow_list(path: str) -> dict:
                 continue
             where, _, kind = text.partition(" ")
             file, _, line = where.rstrip(":").rpartition(":")
+            file = os.path.expandvars(file)  # $PYPTX_SHARED_CORPUS/...
             entries[(os.path.normpath(os.path.join(base, file)), int(line),
                      kind.strip())] = reason.strip()
     return entries

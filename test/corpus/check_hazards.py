@@ -24,7 +24,8 @@ sys.path[:0] = [ROOT, os.path.join(ROOT, "test", "python"), os.path.join(ROOT, "
 
 from pyptx.check import check_text, main as check_main  # noqa: E402
 
-SHARED = os.environ.get("PYPTX_SHARED_CORPUS", os.path.join(ROOT, "..", "shared", "corpus"))
+SHARED = os.environ.setdefault("PYPTX_SHARED_CORPUS",
+                               os.path.join(ROOT, "..", "shared", "corpus"))
 ALLOWED = os.path.join(HERE, "hazards_allowed.txt")
 
 # The lines whose deletion the checker must notice, by kind.
