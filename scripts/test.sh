@@ -122,6 +122,11 @@ else
   echo "skipped: no ptxas"; sreg_skipped=1
 fi
 
+echo "== hazard checker: every example kernel without a finding (test/corpus/check_hazards.py)"
+hazard_passed=0; hazard_failed=0
+if PYTHONPATH=python PYPTX_NATIVE_DIR="$BUILD_DIR/python/pyptx" python3 test/corpus/check_hazards.py examples; then
+  hazard_passed=1; else hazard_failed=1; fi
+
 echo "== libFuzzer, short run (fuzz/README.md: the regressions, then 15 s per target)"
 # Its own clang build (build-fuzz/, ASan+UBSan+LSan), made once.
 libfuzzer_passed=0; libfuzzer_failed=0; libfuzzer_skipped=0
@@ -132,10 +137,10 @@ else
   echo "skipped: no clang-22 (scripts/setup.sh installs it on Debian)"; libfuzzer_skipped=1
 fi
 
-passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + transpile_passed + fuzz_passed + coverage_passed + mutate_passed + sreg_passed + libfuzzer_passed))
-failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + transpile_failed + fuzz_failed + coverage_failed + mutate_failed + sreg_failed + libfuzzer_failed))
+passed=$((lit_passed + gtest_passed + pytest_passed + corpus_passed + transpile_passed + fuzz_passed + coverage_passed + mutate_passed + sreg_passed + libfuzzer_passed + hazard_passed))
+failed=$((lit_failed + gtest_failed + pytest_failed + corpus_failed + transpile_failed + fuzz_failed + coverage_failed + mutate_failed + sreg_failed + libfuzzer_failed + hazard_failed))
 if [[ $lit_rc -ne 0 && $lit_failed -eq 0 ]]; then failed=$((failed + 1)); fi
 skipped=$((lit_unsupported + pytest_skipped + mutate_skipped + sreg_skipped + libfuzzer_skipped))
-echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; transpile: $transpile_passed passed, $transpile_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped; sreg-sizes: $sreg_passed passed, $sreg_failed failed; libfuzzer: $libfuzzer_passed passed, $libfuzzer_failed failed, $libfuzzer_skipped skipped"
+echo "lit: $lit_passed passed, $lit_failed failed, $lit_unsupported unsupported; gtest: $gtest_passed passed, $gtest_failed failed; pytest: $pytest_passed passed, $pytest_failed failed, $pytest_skipped skipped; corpus: $corpus_passed passed, $corpus_failed failed; transpile: $transpile_passed passed, $transpile_failed failed; fuzz: $fuzz_passed passed, $fuzz_failed failed; isa-coverage: $coverage_passed passed, $coverage_failed failed; isa-mutate: $mutate_passed passed, $mutate_failed failed, $mutate_skipped skipped; sreg-sizes: $sreg_passed passed, $sreg_failed failed; libfuzzer: $libfuzzer_passed passed, $libfuzzer_failed failed, $libfuzzer_skipped skipped; hazards: $hazard_passed passed, $hazard_failed failed"
 echo "total: $passed passed, $failed failed, $skipped skipped"
 [[ $failed -eq 0 && $passed -gt 0 ]]

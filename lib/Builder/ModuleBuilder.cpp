@@ -724,4 +724,9 @@ ModuleBuilder::paramEffects(StringRef name) {
                   "' in the module");
 }
 
+std::vector<HazardRecord> ModuleBuilder::checkHazards() {
+  finish();
+  return findHazardRecords(module.get());
+}
+
 } // namespace pyptx::builder

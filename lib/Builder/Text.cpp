@@ -43,6 +43,16 @@ Result<std::string> importText(StringRef text, StringRef filename) {
   return out;
 }
 
+Result<std::vector<HazardRecord>> ptxHazards(StringRef text,
+                                             StringRef filename) {
+  auto ctx = makeContext(ptxisa::Policy::Off);
+  DiagnosticCollector diagnostics(ctx.get());
+  OwningOpRef<Operation *> op = importVerified(ctx.get(), text, filename);
+  if (!op)
+    return diagnosed(diagnostics, "import failed");
+  return findHazardRecords(op.get());
+}
+
 Result<std::string> exportText(StringRef mlirText) {
   auto ctx = makeContext(ptxisa::Policy::Strict);
   DiagnosticCollector diagnostics(ctx.get());

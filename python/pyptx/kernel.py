@@ -108,9 +108,10 @@ class Kernel:
                  reqntid: tuple[int, ...] | None = None,
                  raw_directives: Sequence[tuple[str, tuple]] | None = None,
                  lineinfo: bool = False, isa_policy: str = "strict",
-                 writes: Sequence[str] = ()):
+                 writes: Sequence[str] = (), hazards: str | None = None):
         self.fn = fn
         self.isa_policy = isa_policy
+        self.hazards = hazards
         self.name = fn.__name__
         self._arch = arch
         self.version = tuple(version) if version is not None else None
@@ -375,7 +376,7 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
            grid: Any = None, block=(1, 1, 1), cluster=(1, 1, 1), smem: int = 0,
            raw_params=None, extern_smem: bool | str = False, reqntid=None,
            raw_directives=None, lineinfo: bool = False, isa_policy: str = "strict",
-           writes=()):
+           writes=(), hazards: str | None = None):
     """Decorator: ``@kernel`` or ``@kernel(arch="sm_100a", ...)`` -> Kernel.
 
     arch: the target ("sm_80", "sm_90a", "sm_100a", or "auto": $PYPTX_ARCH,
@@ -398,12 +399,14 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
     writes: names of input tensors the kernel writes in place, where the
     analysis that finds them (TracedModule.writes) cannot see it; the
     frameworks then treat them as mutated (torch.compile's mutates_args,
-    JAX's input_output_aliases)."""
+    JAX's input_output_aliases).
+    hazards: "warn" (default; $PYPTX_HAZARDS overrides), "error" or "off":
+    what the hazard checker's findings do (pyptx.hazards, docs/hazards.md)."""
     options = dict(arch=arch, version=version, in_specs=in_specs, out_specs=out_specs,
                    grid=grid, block=block, cluster=cluster, smem=smem,
                    raw_params=raw_params, extern_smem=extern_smem, reqntid=reqntid,
                    raw_directives=raw_directives, lineinfo=lineinfo,
-                   isa_policy=isa_policy, writes=writes)
+                   isa_policy=isa_policy, writes=writes, hazards=hazards)
     if fn is not None:
         return Kernel(fn, **options)
     return lambda f: Kernel(f, **options)

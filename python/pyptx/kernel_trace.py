@@ -15,6 +15,7 @@ import warnings
 from pyptx._arch import default_version, resolve_arch
 from pyptx._trace import TraceContext
 from pyptx.errors import KernelError, KernelWarning
+from pyptx.hazards import check_module as check_hazards
 from pyptx.specs import TensorSpec
 
 # Static shared memory above this needs the dynamic window (and, past it,
@@ -139,6 +140,7 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
         for file, line, column, message in ctx.module.warnings:
             warnings.warn_explicit(message, KernelWarning, file or "<pyptx>",
                                    line or 0)
+        check_hazards(ctx.module, kernel.hazards, kernel.name)
     smem = max(kernel._smem, ctx.smem_bytes) if ctx.dynamic_smem else kernel._smem
     return TracedModule(ctx.module, text, name=kernel.name, arch=target,
                         version=version, grid=kernel._grid_for(template, shapes),

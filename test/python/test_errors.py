@@ -159,7 +159,7 @@ def test_isa_policy_warn_unknown_lets_newer_ptx_through_with_a_warning():
     def build(policy):
         @kernel(arch="sm_90a", isa_policy=policy)
         def newer():
-            r = reg.scalar(u32)
+            r = reg.scalar(u32, init=0)
             ptx.inst.frobnicate.u32(r, r)  # <- unknown
             ptx.ret()
         return newer

@@ -4,6 +4,8 @@
 //   -gen-isa-tables   the C++ tables behind pyptx/Dialect/PTX/ISA/ISA.h
 //   -gen-isa-python   the facts the Python layer checks, as a Python module
 //   -gen-isa-doc      docs/isa.md, the reference of what is covered
+//   -gen-memory-effects  from MemoryEffects.td: the table behind
+//                        pyptx/Dialect/PTX/Analysis/MemoryEffects.h
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,14 +31,16 @@ using namespace llvm;
 
 namespace {
 
-enum Action { GenTables, GenPython, GenDoc };
+enum Action { GenTables, GenPython, GenDoc, GenMemoryEffects };
 
 cl::opt<Action> action(
     cl::desc("what to generate:"),
     cl::values(
         clEnumValN(GenTables, "gen-isa-tables", "C++ tables for ISA.h"),
         clEnumValN(GenPython, "gen-isa-python", "a Python data module"),
-        clEnumValN(GenDoc, "gen-isa-doc", "the Markdown reference")));
+        clEnumValN(GenDoc, "gen-isa-doc", "the Markdown reference"),
+        clEnumValN(GenMemoryEffects, "gen-memory-effects",
+                   "the memory-effect table (MemoryEffects.td)")));
 
 struct Group {
   std::string name;
@@ -874,6 +878,28 @@ bool emitDoc(raw_ostream &os, const RecordKeeper &records) {
   return false;
 }
 
+/// One row per Effect record and the NoRegDest opcodes (MemoryEffects.td):
+/// {opcode, needs, without, access, space, proxy, operand, event}, the
+/// modifier lists space-separated.
+bool emitMemoryEffects(raw_ostream &os, const RecordKeeper &records) {
+  emitSourceFileHeader("PTX memory effects (MemoryEffects.h)", os, records);
+  os << "static const EffectRow kEffectRows[] = {\n";
+  for (const Record *r : records.getAllDerivedDefinitions("Effect")) {
+    os << "    {" << cstr(r->getValueAsString("Opcode").str()) << ", "
+       << cstr(join(strings(r, "Needs"), " ")) << ", "
+       << cstr(join(strings(r, "Without"), " ")) << ", ";
+    for (StringRef field : {"Access", "Space", "Proxy"})
+      os << cstr(r->getValueAsString(field).str()) << ", ";
+    os << r->getValueAsInt("Operand") << ", "
+       << cstr(r->getValueAsString("Event").str()) << "},\n";
+  }
+  os << "};\n\nstatic const char *const kNoRegDest[] = {\n";
+  for (const Record *r : records.getAllDerivedDefinitions("NoRegDest"))
+    os << "    " << cstr(r->getValueAsString("Opcode").str()) << ",\n";
+  os << "};\n";
+  return false;
+}
+
 bool dispatch(raw_ostream &os, const RecordKeeper &records) {
   switch (action) {
   case GenTables:
@@ -882,6 +908,8 @@ bool dispatch(raw_ostream &os, const RecordKeeper &records) {
     return emitPython(os, records);
   case GenDoc:
     return emitDoc(os, records);
+  case GenMemoryEffects:
+    return emitMemoryEffects(os, records);
   }
   return true;
 }

@@ -14,6 +14,7 @@
 #define PYPTX_BUILDER_MODULEBUILDER_H
 
 #include "pyptx/Builder/Diagnostics.h"
+#include "pyptx/Dialect/PTX/Analysis/HazardAnalysis.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 
 #include "mlir/IR/Builders.h"
@@ -272,6 +273,8 @@ public:
   /// every pointer parameter ("" when each write was attributed).
   Result<std::pair<std::vector<std::string>, std::string>>
   paramEffects(llvm::StringRef name);
+  /// The hazard analysis's findings over the whole module (HazardAnalysis.h).
+  std::vector<HazardRecord> checkHazards();
 
   const std::vector<Diagnostic> &warnings() const { return lastWarnings; }
   unsigned getNumInstructions() const { return numInstructions; }

@@ -9,6 +9,7 @@
 #define PYPTX_BUILDER_TEXT_H
 
 #include "pyptx/Builder/Diagnostics.h"
+#include "pyptx/Dialect/PTX/Analysis/HazardAnalysis.h"
 
 #include <optional>
 #include <string>
@@ -17,6 +18,11 @@ namespace pyptx::builder {
 
 /// PTX text -> the dialect's MLIR text (verified).
 Result<std::string> importText(llvm::StringRef text, llvm::StringRef filename);
+
+/// PTX text -> the hazard analysis's findings (python -m pyptx.check); the
+/// ISA checks are off: hazards are asked of PTX newer than the tables too.
+Result<std::vector<HazardRecord>> ptxHazards(llvm::StringRef text,
+                                             llvm::StringRef filename);
 
 /// The dialect's MLIR text -> PTX text.
 Result<std::string> exportText(llvm::StringRef mlirText);

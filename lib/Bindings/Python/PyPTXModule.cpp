@@ -22,6 +22,16 @@ using builder::ModuleBuilder;
 
 namespace {
 
+/// Hazard findings for Python: (kind, message, file, line, column,
+/// cause_file, cause_line, cause_column) each.
+py::list hazardTuples(const std::vector<HazardRecord> &records) {
+  py::list out;
+  for (const HazardRecord &h : records)
+    out.append(py::make_tuple(h.kind, h.message, h.file, h.line, h.column,
+                              h.causeFile, h.causeLine, h.causeColumn));
+  return out;
+}
+
 /// ("", 0, 0): no location.
 py::tuple noLocation() { return py::make_tuple("", 0, 0); }
 
@@ -361,6 +371,10 @@ PYBIND11_MODULE(_native, m) {
             return unwrap(self.builder.paramEffects(name));
           },
           py::arg("name"))
+      .def("check_hazards",
+           [](PyModule &self) {
+             return hazardTuples(self.builder.checkHazards());
+           })
       .def_property_readonly("num_instructions",
                              [](PyModule &self) {
                                return self.builder.getNumInstructions();
@@ -420,6 +434,12 @@ PYBIND11_MODULE(_native, m) {
       "import_ptx",
       [](const std::string &text, const std::string &filename) {
         return unwrap(builder::importText(text, filename));
+      },
+      py::arg("text"), py::arg("filename") = "<ptx>");
+  m.def(
+      "check_ptx_hazards",
+      [](const std::string &text, const std::string &filename) {
+        return hazardTuples(unwrap(builder::ptxHazards(text, filename)));
       },
       py::arg("text"), py::arg("filename") = "<ptx>");
   m.def(

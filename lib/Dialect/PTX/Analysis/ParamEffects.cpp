@@ -7,6 +7,8 @@
 
 #include "pyptx/Dialect/PTX/Analysis/ParamEffects.h"
 
+#include "pyptx/Dialect/PTX/Analysis/MemoryEffects.h"
+
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -59,57 +61,23 @@ struct Origins {
   }
 };
 
-/// The state space an instruction's modifiers name first, or "" (generic).
-StringRef firstSpace(InstOp inst) {
-  static constexpr StringLiteral kSpaces[] = {
-      "global", "shared",       "shared::cta",  "shared::cluster", "local",
-      "param",  "param::entry", "param::func",  "const"};
-  for (StringRef modifier : inst.getModifiers().getAsValueRange<StringAttr>())
-    if (llvm::is_contained(kSpaces, modifier))
-      return modifier;
-  return "";
-}
-
-/// Whether the first state space named (the destination's, for copies) is
-/// global memory or generic addressing, which may reach global memory.
-bool writesGlobalOrGeneric(InstOp inst) {
-  StringRef space = firstSpace(inst);
-  return space.empty() || space == "global";
-}
-
-/// The modifier after the mnemonic, or "".
-StringRef firstModifier(InstOp inst) {
-  ArrayAttr modifiers = inst.getModifiers();
-  return modifiers.empty() ? StringRef()
-                           : cast<StringAttr>(modifiers[0]).getValue();
-}
-
-/// Whether `inst` writes memory at its first address operand that a
-/// parameter may point to.
+/// Whether `inst` writes memory that a parameter may point to (global
+/// memory, or generic addressing, which may reach it), by MemoryEffects.td.
 bool writesParamMemory(InstOp inst) {
-  StringRef mnemonic = inst.getMnemonic();
-  StringRef first = firstModifier(inst);
-  if (mnemonic == "st" || mnemonic == "atom" || mnemonic == "red" ||
-      mnemonic == "discard")
-    return writesGlobalOrGeneric(inst);
-  // cp.async.bulk[.tensor] and cp.reduce.async.bulk[.tensor] name the
-  // destination's space first; cp.async (to shared memory) never writes
-  // global memory, nor does a prefetch.
-  if (mnemonic == "cp")
-    return firstSpace(inst) == "global" &&
-           !llvm::is_contained(
-               inst.getModifiers().getAsValueRange<StringAttr>(), "prefetch");
-  if (mnemonic == "multimem")
-    return first == "st" || first == "red" || first == "cp";
-  if (mnemonic == "wmma")
-    return first == "store" && writesGlobalOrGeneric(inst);
-  // tensormap.replace edits a tensor map in place; tensormap.cp_fenceproxy
-  // copies one from shared memory to global memory.
-  if (mnemonic == "tensormap")
-    return (first == "replace" && writesGlobalOrGeneric(inst)) ||
-           (first == "cp_fenceproxy" && firstSpace(inst) == "global");
-  // Surface stores write the surface their first operand's handle names.
-  return mnemonic == "sust" || mnemonic == "sured";
+  return llvm::any_of(getInstEffects(inst).accesses,
+                      [](const MemoryAccess &access) {
+                        return access.writes && (access.space == "global" ||
+                                                 access.space == "generic");
+                      });
+}
+
+/// Whether `inst` reads a parameter's state space (ld.param: its result is
+/// the parameter itself).
+bool readsParamSpace(InstOp inst) {
+  return llvm::any_of(getInstEffects(inst).accesses,
+                      [](const MemoryAccess &access) {
+                        return access.reads && access.space.starts_with("param");
+                      });
 }
 
 /// Calls `onRegister` for each register and `onSymbol` for each symbol in
@@ -215,7 +183,7 @@ private:
     // derived from the address -- except for ld.param, whose result is the
     // parameter.
     bool fromMemory = false;
-    bool readsParam = firstSpace(inst).starts_with("param");
+    bool readsParam = readsParamSpace(inst);
     Origins incoming;
     for (Attribute operand : operands.drop_front()) {
       if (isa<AddrAttr>(operand) && !readsParam) {

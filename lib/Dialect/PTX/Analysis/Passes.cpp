@@ -2,6 +2,7 @@
 
 #include "pyptx/Dialect/PTX/Analysis/Passes.h"
 
+#include "pyptx/Dialect/PTX/Analysis/HazardAnalysis.h"
 #include "pyptx/Dialect/PTX/Analysis/ParamEffects.h"
 #include "pyptx/Dialect/PTX/IR/PTX.h"
 
@@ -10,6 +11,7 @@
 
 namespace pyptx {
 #define GEN_PASS_DEF_PARAMEFFECTSPASS
+#define GEN_PASS_DEF_CHECKHAZARDSPASS
 #include "pyptx/Dialect/PTX/Analysis/Passes.h.inc"
 } // namespace pyptx
 
@@ -40,6 +42,15 @@ struct ParamEffectsPass
         remark.attachNote(effects.getUnattributedWrite()->getLoc())
             << "every pointer parameter: " << effects.getReason();
     });
+    markAllAnalysesPreserved();
+  }
+};
+
+struct CheckHazardsPass
+    : public pyptx::impl::CheckHazardsPassBase<CheckHazardsPass> {
+  void runOnOperation() override {
+    for (const Hazard &hazard : findHazards(getOperation()))
+      hazard.at->emitWarning() << hazard.kind << ": " << hazard.message;
     markAllAnalysesPreserved();
   }
 };

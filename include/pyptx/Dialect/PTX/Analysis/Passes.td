@@ -17,4 +17,15 @@ def ParamEffectsPass : Pass<"pyptx-param-effects"> {
   }];
 }
 
+def CheckHazardsPass : Pass<"pyptx-check-hazards"> {
+  let summary = "Warn about the hangs and races of asynchronous PTX";
+  let description = [{
+    Runs the hazard analysis (HazardAnalysis.h) on every `pyptx.func` with
+    a body and reports each finding as a warning at the instruction where
+    it shows: `<kind>: <what, naming the earlier instruction by its line,
+    and the fix>`. Kinds: wgmma-pending, async-proxy, async-copy-pending,
+    tcgen05-pending, divergent-barrier, uninitialized. The IR is unchanged.
+  }];
+}
+
 #endif // PYPTX_DIALECT_PTX_ANALYSIS_PASSES_TD

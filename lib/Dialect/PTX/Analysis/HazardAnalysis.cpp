@@ -1,0 +1,1199 @@
+//===- HazardAnalysis.cpp - hangs and races of asynchronous PTX -----------===//
+//
+// See HazardAnalysis.h. One function at a time: its instructions are put in
+// order (scopes flattened), cut into basic blocks at labels and branches,
+// and each kind runs as a forward may-analysis to a fixpoint over the
+// blocks, then once more to report. A predicated instruction may not run:
+// what it starts (a wgmma, a store) counts, what it ends (a fence, a wait)
+// counts too, since a guard on a wait is almost always uniform and taking
+// it as absent would report correct pipelines (precision over recall).
+//
+//===----------------------------------------------------------------------===//
+
+#include "pyptx/Dialect/PTX/Analysis/HazardAnalysis.h"
+
+#include "pyptx/Dialect/PTX/Analysis/MemoryEffects.h"
+#include "pyptx/Dialect/PTX/IR/PTX.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <set>
+#include <tuple>
+
+using namespace mlir;
+using namespace pyptx;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Instructions, registers and the control-flow graph
+//===----------------------------------------------------------------------===//
+
+struct Inst {
+  mutable InstOp op; // op accessors are not const
+  InstEffects effects;
+  SmallVector<unsigned, 4> reads, writes; // register ids
+  bool predicated = false;
+  int guard = -1; // the guard's register id
+};
+
+struct Block {
+  unsigned begin = 0, end = 0; // instruction range
+  SmallVector<unsigned, 2> succs;
+};
+
+/// Calls `fn` on each register index and symbol in an operand.
+template <typename RegFn, typename SymFn>
+void walkOperand(Attribute operand, RegFn &&onReg, SymFn &&onSym) {
+  if (auto ref = dyn_cast<RegRefAttr>(operand))
+    return onReg(ref.getIndex());
+  if (auto sym = dyn_cast<FlatSymbolRefAttr>(operand))
+    return onSym(sym.getAttr());
+  ArrayRef<Attribute> elements;
+  if (auto addr = dyn_cast<AddrAttr>(operand))
+    elements = addr.getElements();
+  else if (auto vec = dyn_cast<VectorAttr>(operand))
+    elements = vec.getElements();
+  else if (auto paren = dyn_cast<ParenAttr>(operand))
+    elements = paren.getElements();
+  else if (auto binary = dyn_cast<BinaryAttr>(operand)) {
+    walkOperand(binary.getLhs(), onReg, onSym);
+    return walkOperand(binary.getRhs(), onReg, onSym);
+  } else if (auto unary = dyn_cast<UnaryAttr>(operand))
+    return walkOperand(unary.getOperand(), onReg, onSym);
+  else if (auto negated = dyn_cast<NotAttr>(operand))
+    return walkOperand(negated.getOperand(), onReg, onSym);
+  for (Attribute element : elements)
+    walkOperand(element, onReg, onSym);
+}
+
+/// The file position of an op's location, if it has one.
+std::optional<FileLineColLoc> positionOf(Operation *op) {
+  Location loc = op->getLoc();
+  while (true) {
+    if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+      loc = fused.getLocations().front();
+    else if (auto named = dyn_cast<NameLoc>(loc))
+      loc = named.getChildLoc();
+    else if (auto call = dyn_cast<CallSiteLoc>(loc))
+      loc = call.getCallee();
+    else
+      break;
+  }
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return file;
+  return std::nullopt;
+}
+
+/// "line 41", the line of an op's location.
+std::string lineOf(Operation *op) {
+  if (auto position = positionOf(op))
+    return "line " + std::to_string(position->getLine());
+  return "an earlier line";
+}
+
+std::string opcodeOf(Operation *op) { return cast<InstOp>(op).getOpcode(); }
+
+class Function {
+public:
+  explicit Function(FuncOp func) {
+    func.getBody().walk([&](Operation *op) {
+      if (auto label = dyn_cast<LabelOp>(op))
+        labelAt[label.getSymNameAttr()].push_back(
+            {label->getParentOp(), unsigned(insts.size())});
+      else if (auto inst = dyn_cast<InstOp>(op))
+        addInst(inst);
+    });
+    buildBlocks();
+  }
+
+  std::vector<Inst> insts;
+  std::vector<Block> blocks;
+  std::vector<Value> regs;
+  std::vector<bool> declared; // by a .reg (not a parameter or special reg)
+  llvm::DenseMap<Value, unsigned> regId;
+
+  unsigned idOf(Value v) {
+    auto [it, inserted] = regId.try_emplace(v, regs.size());
+    if (inserted) {
+      regs.push_back(v);
+      declared.push_back(isa_and_nonnull<RegOp>(v.getDefiningOp()));
+    }
+    return it->second;
+  }
+
+  /// The registers in operand `i` of `inst` (ids).
+  SmallVector<unsigned, 4> regsOf(const Inst &inst, unsigned i) {
+    SmallVector<unsigned, 4> ids;
+    ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+    if (i < operands.size())
+      walkOperand(
+          operands[i],
+          [&](unsigned index) { ids.push_back(idOf(inst.op.getArgs()[index])); },
+          [](StringAttr) {});
+    return ids;
+  }
+
+  /// Blocks reachable from `from` (by block index), `from` included.
+  llvm::BitVector reachableFrom(unsigned from) const {
+    llvm::BitVector seen(blocks.size());
+    SmallVector<unsigned> work{from};
+    seen.set(from);
+    while (!work.empty()) {
+      unsigned b = work.pop_back_val();
+      for (unsigned s : blocks[b].succs)
+        if (!seen.test(s)) {
+          seen.set(s);
+          work.push_back(s);
+        }
+    }
+    return seen;
+  }
+
+  unsigned blockOf(unsigned inst) const {
+    auto it = llvm::upper_bound(blockBegins, inst);
+    return std::prev(it) - blockBegins.begin();
+  }
+
+private:
+  void addInst(InstOp op) {
+    Inst inst{op, getInstEffects(op)};
+    ArrayRef<Attribute> operands = op.getPtxOperands().getValue();
+    if (Value guard = op.getGuard()) {
+      inst.predicated = true;
+      inst.guard = idOf(guard);
+      inst.reads.push_back(inst.guard);
+    }
+    for (auto [i, operand] : llvm::enumerate(operands)) {
+      bool dest = i == 0 && inst.effects.firstOperandIsDest &&
+                  !isa<AddrAttr>(operand);
+      walkOperand(
+          operand,
+          [&](unsigned index) {
+            unsigned id = idOf(op.getArgs()[index]);
+            (dest ? inst.writes : inst.reads).push_back(id);
+          },
+          [](StringAttr) {});
+    }
+    // wgmma's accumulator is read only when scale-d says so; counting it
+    // as a read would report every first wgmma of a zero-initialised tile.
+    if (inst.effects.has("wgmma-mma"))
+      for (unsigned id : regsOf(inst, 0))
+        llvm::erase(inst.reads, id);
+    insts.push_back(std::move(inst));
+  }
+
+  /// The label a branch names, if it is one of this function's: the one
+  /// of the innermost `{ }` scope around the branch that declares it (inline
+  /// assembly repeats labels in separate scopes).
+  std::optional<unsigned> branchTarget(const Inst &inst) {
+    for (Attribute operand : inst.op.getPtxOperands().getValue())
+      if (auto sym = dyn_cast<FlatSymbolRefAttr>(operand)) {
+        auto it = labelAt.find(sym.getAttr());
+        if (it == labelAt.end())
+          continue;
+        for (Operation *scope = inst.op->getParentOp(); scope;
+             scope = scope->getParentOp())
+          for (auto [labelScope, at] : it->second)
+            if (labelScope == scope)
+              return at;
+        return it->second.front().second;
+      }
+    return std::nullopt;
+  }
+
+  void buildBlocks() {
+    unsigned n = insts.size();
+    llvm::BitVector leader(n + 1);
+    leader.set(0);
+    for (auto &[label, places] : labelAt)
+      for (auto [scope, at] : places)
+        leader.set(at);
+    for (unsigned i = 0; i < n; ++i) {
+      StringRef m = insts[i].op.getMnemonic();
+      if (m == "bra" || m == "brx" || m == "ret" || m == "exit" || m == "trap")
+        leader.set(i + 1);
+    }
+    for (unsigned i = 0; i < n; ++i)
+      if (leader.test(i))
+        blockBegins.push_back(i);
+    if (blockBegins.empty())
+      return;
+    blocks.resize(blockBegins.size());
+    for (unsigned b = 0; b < blocks.size(); ++b) {
+      blocks[b].begin = blockBegins[b];
+      blocks[b].end = b + 1 < blocks.size() ? blockBegins[b + 1] : n;
+      const Inst &last = insts[blocks[b].end - 1];
+      StringRef m = last.op.getMnemonic();
+      bool fallsThrough = last.predicated ||
+                          !(m == "bra" || m == "brx" || m == "ret" ||
+                            m == "exit" || m == "trap");
+      auto add = [&](unsigned inst) {
+        if (inst < n)
+          blocks[b].succs.push_back(blockOf(inst));
+      };
+      if (m == "bra") {
+        if (auto target = branchTarget(last))
+          add(*target);
+      } else if (m == "brx") {
+        for (auto &[label, places] : labelAt) // targets not followed: any label
+          for (auto [scope, at] : places)
+            add(at);
+      }
+      if (fallsThrough)
+        add(blocks[b].end);
+    }
+  }
+
+  llvm::DenseMap<StringAttr, SmallVector<std::pair<Operation *, unsigned>, 1>>
+      labelAt;
+  SmallVector<unsigned> blockBegins;
+};
+
+/// Runs `transfer` to a fixpoint over the blocks, then once more with
+/// reporting on. State has `bool join(const State &)` (whether it grew).
+template <typename State, typename Transfer>
+void solve(Function &fn, const State &entry, Transfer &&transfer) {
+  if (fn.blocks.empty())
+    return;
+  std::vector<std::optional<State>> in(fn.blocks.size());
+  in[0] = entry;
+  SmallVector<unsigned> work{0};
+  llvm::BitVector queued(fn.blocks.size());
+  queued.set(0);
+  while (!work.empty()) {
+    unsigned b = work.pop_back_val();
+    queued.reset(b);
+    State state = *in[b];
+    for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i)
+      transfer(state, i, /*report=*/false);
+    for (unsigned s : fn.blocks[b].succs) {
+      bool changed = !in[s] ? (in[s] = state, true) : in[s]->join(state);
+      if (changed && !queued.test(s)) {
+        queued.set(s);
+        work.push_back(s);
+      }
+    }
+  }
+  for (unsigned b = 0; b < fn.blocks.size(); ++b) {
+    if (!in[b])
+      continue; // unreachable
+    State state = *in[b];
+    for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i)
+      transfer(state, i, /*report=*/true);
+  }
+}
+
+/// A map from keys to the instruction that put them there; join is union.
+template <typename Key>
+struct Facts {
+  llvm::MapVector<Key, Operation *> map;
+  bool join(const Facts &other) {
+    bool changed = false;
+    for (auto &[key, op] : other.map)
+      changed |= map.insert({key, op}).second;
+    return changed;
+  }
+};
+
+class Checker {
+public:
+  Checker(FuncOp func, std::vector<Hazard> &out)
+      : fn(func), out(out), isEntry(func.isEntry()) {
+    computeBases();
+  }
+
+  void run() {
+    checkUninitialized();
+    checkWgmma();
+    checkAsyncProxy();
+    checkCpAsync();
+    checkBulkStores();
+    checkTcgen05();
+    checkDivergentBarriers();
+  }
+
+private:
+  Function fn;
+  std::vector<Hazard> &out;
+  // Exit checks are for kernels: a device function may leave its caller
+  // to wait or free.
+  bool isEntry;
+  std::set<std::tuple<std::string, Operation *, Operation *>> reported;
+  // The shared-memory symbol each register's address is based on (null:
+  // none or several).
+  std::vector<StringAttr> base;
+
+  void report(StringRef kind, Operation *at, Operation *cause,
+              const std::string &message) {
+    // One finding per cause: its first use says what to fix.
+    if (reported.insert({kind.str(), cause ? nullptr : at, cause}).second)
+      out.push_back({kind.str(), message, at, cause});
+  }
+
+  //===------------------------------------------------------------------===//
+  // Address bases: `mov.u32 %r1, smem; add.u32 %r2, %r1, 64` -> smem.
+  //===------------------------------------------------------------------===//
+
+  void computeBases() {
+    std::vector<int> state(fn.regs.size() + 64, 0); // 0 none, 1 one, 2 many
+    base.assign(state.size(), StringAttr());
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Inst &inst : fn.insts) {
+        if (inst.writes.empty() || !inst.effects.accesses.empty())
+          continue; // loads give data, not addresses
+        StringAttr found;
+        bool many = false;
+        ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+        for (Attribute operand : operands.drop_front())
+          walkOperand(
+              operand,
+              [&](unsigned index) {
+                unsigned id = fn.idOf(inst.op.getArgs()[index]);
+                if (id >= state.size() || state[id] == 0)
+                  return;
+                if (state[id] == 2 || (found && found != base[id]))
+                  many = true;
+                found = base[id];
+              },
+              [&](StringAttr sym) {
+                if (found && found != sym)
+                  many = true;
+                found = sym;
+              });
+        if (!found && !many)
+          continue;
+        for (unsigned id : inst.writes) {
+          if (id >= state.size())
+            continue;
+          int next = many || (state[id] == 1 && base[id] != found) ? 2 : 1;
+          if (next > state[id] || (next == 1 && !base[id])) {
+            changed |= state[id] != next;
+            state[id] = next;
+            base[id] = next == 1 ? found : StringAttr();
+          }
+        }
+      }
+    }
+  }
+
+  /// The symbol an address operand is based on, or null when unknown.
+  StringAttr baseOf(const Inst &inst, int operand) {
+    if (operand < 0)
+      return {};
+    StringAttr found;
+    bool unknown = false;
+    walkOperand(
+        inst.op.getPtxOperands()[operand],
+        [&](unsigned index) {
+          unsigned id = fn.idOf(inst.op.getArgs()[index]);
+          StringAttr b = id < base.size() ? base[id] : StringAttr();
+          if (!b)
+            return; // an offset register
+          unknown |= found && found != b;
+          found = b;
+        },
+        [&](StringAttr sym) {
+          unknown |= found && found != sym;
+          found = sym;
+        });
+    return unknown ? StringAttr() : found;
+  }
+
+  static bool mayAlias(StringAttr a, StringAttr b) { return !a || !b || a == b; }
+
+  /// An address operand as text over register ids ("r3+229504"), for
+  /// telling that two instructions name the same address.
+  std::string signature(const Inst &inst, int operand) {
+    std::string text;
+    if (operand < 0)
+      return text;
+    std::function<void(Attribute)> walk = [&](Attribute a) {
+      if (auto ref = dyn_cast<RegRefAttr>(a))
+        text += "r" + std::to_string(fn.idOf(inst.op.getArgs()[ref.getIndex()]));
+      else if (auto sym = dyn_cast<FlatSymbolRefAttr>(a))
+        text += sym.getValue().str();
+      else if (auto imm = dyn_cast<ImmAttr>(a))
+        text += std::to_string(imm.getValue());
+      else if (auto binary = dyn_cast<BinaryAttr>(a)) {
+        walk(binary.getLhs());
+        text += binary.getOp().str();
+        walk(binary.getRhs());
+      } else if (auto addr = dyn_cast<AddrAttr>(a)) {
+        for (Attribute e : addr.getElements())
+          walk(e), text += ",";
+      } else
+        text += "?";
+    };
+    walk(inst.op.getPtxOperands()[operand]);
+    return text;
+  }
+
+  /// A scalar st (no .v2/.v4/.v8): bookkeeping (counters, tables), assumed
+  /// not to fill the operand tiles a descriptor (wgmma, tcgen05.mma) names,
+  /// whose address is unknown. Tiles are written by stmatrix, vector
+  /// stores or copies.
+  static bool isScalarStore(const Inst &inst) {
+    if (inst.op.getMnemonic() != "st")
+      return false;
+    return llvm::none_of(inst.op.getModifiers().getAsValueRange<StringAttr>(),
+                         [](StringRef m) {
+                           return m == "v2" || m == "v4" || m == "v8";
+                         });
+  }
+
+  /// The address operand of `op`'s shared-memory write, or -1.
+  int sharedWriteOperand(const Inst &inst) {
+    for (const MemoryAccess &a : inst.effects.accesses)
+      if (a.writes && a.isShared())
+        return a.operand;
+    return -1;
+  }
+
+  //===------------------------------------------------------------------===//
+  // uninitialized: a register read on some path before any write.
+  //===------------------------------------------------------------------===//
+
+  struct BitState {
+    llvm::BitVector bits;
+    bool join(const BitState &other) {
+      llvm::BitVector before = bits;
+      bits |= other.bits;
+      return bits != before;
+    }
+  };
+
+  void checkUninitialized() {
+    BitState entry{llvm::BitVector(fn.regs.size())};
+    for (unsigned id = 0; id < fn.regs.size(); ++id)
+      if (fn.declared[id])
+        entry.bits.set(id);
+    llvm::DenseSet<unsigned> done;
+    solve(fn, entry, [&](BitState &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      StringRef m = inst.op.getMnemonic();
+      // Copies pass an undefined value on (unoptimised code copies the
+      // unset fields of structs); stores keep it. Only a computation that
+      // uses it is reported.
+      if (m == "mov" && inst.writes.size() == 1 && !inst.predicated) {
+        bool undefined = llvm::any_of(inst.reads, [&](unsigned id) {
+          return s.bits.test(id);
+        });
+        s.bits[inst.writes[0]] = undefined;
+        return;
+      }
+      if (doReport && m != "st")
+        for (unsigned id : inst.reads)
+          if (s.bits.test(id) && done.insert(id).second)
+            report("uninitialized", inst.op, nullptr,
+                   "'" + opcodeOf(inst.op) + "' reads " + regName(id) +
+                       ", which is not written on some path from the "
+                       "function's start; write it first on every path "
+                       "(e.g. mov " + regName(id) + ", 0)");
+      // A predicated write counts: the read is usually under the same guard.
+      for (unsigned id : inst.writes)
+        s.bits.reset(id);
+    });
+  }
+
+  std::string regName(unsigned id) {
+    Value v = fn.regs[id];
+    if (auto reg = v.getDefiningOp<RegOp>())
+      return reg.getRegName(cast<OpResult>(v).getResultNumber());
+    if (auto sreg = v.getDefiningOp<SRegOp>())
+      return sreg.getName().str();
+    return "a parameter register";
+  }
+
+  //===------------------------------------------------------------------===//
+  // wgmma-pending: accumulators of in-flight wgmma, and wgmma.fence.
+  //===------------------------------------------------------------------===//
+
+  // Bit 0: issued, not committed; bit k: committed k groups ago (bit 15:
+  // 15 or more).
+  struct WgmmaState {
+    llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> acc, aregs;
+    // Registers accessed by other instructions since the last wgmma.fence,
+    // and whether no wgmma.fence has run on some path yet.
+    llvm::DenseMap<unsigned, Operation *> dirty;
+    bool unfenced = true;
+    static bool joinMap(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &into,
+                        const llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &from) {
+      bool changed = false;
+      for (auto &[id, entry] : from) {
+        auto [it, inserted] = into.try_emplace(id, entry);
+        if (!inserted) {
+          uint16_t before = it->second.first;
+          it->second.first |= entry.first;
+          changed |= before != it->second.first;
+        }
+        changed |= inserted;
+      }
+      return changed;
+    }
+    bool join(const WgmmaState &o) {
+      bool changed = joinMap(acc, o.acc) | joinMap(aregs, o.aregs);
+      for (auto &[id, op] : o.dirty)
+        changed |= dirty.try_emplace(id, op).second;
+      if (o.unfenced && !unfenced)
+        unfenced = changed = true;
+      return changed;
+    }
+  };
+
+  static void commitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m) {
+    for (auto &[id, entry] : m) {
+      uint16_t mask = entry.first;
+      entry.first = uint16_t(mask << 1) | ((mask & 0xC000) ? 0x8000 : 0);
+    }
+  }
+  static void waitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m,
+                         unsigned n) {
+    uint16_t keep = n >= 15 ? 0xFFFF : uint16_t((2u << n) - 1);
+    SmallVector<unsigned> gone;
+    for (auto &[id, entry] : m)
+      if (!(entry.first &= keep))
+        gone.push_back(id);
+    for (unsigned id : gone)
+      m.erase(id);
+  }
+
+  static std::optional<uint64_t> immediate(const Inst &inst, unsigned i) {
+    ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+    if (i < operands.size())
+      if (auto imm = dyn_cast<ImmAttr>(operands[i]))
+        return imm.getMagnitude();
+    return std::nullopt;
+  }
+
+  void checkWgmma() {
+    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("wgmma-mma"); }))
+      return;
+    solve(fn, WgmmaState(), [&](WgmmaState &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      const InstEffects &e = inst.effects;
+      if (e.has("wgmma-fence")) {
+        s.dirty.clear();
+        s.unfenced = false;
+      } else if (e.has("wgmma-commit")) {
+        commitGroups(s.acc);
+        commitGroups(s.aregs);
+      } else if (e.has("wgmma-wait")) {
+        unsigned n = immediate(inst, 0).value_or(0);
+        waitGroups(s.acc, n);
+        waitGroups(s.aregs, n);
+      } else if (e.has("wgmma-mma")) {
+        SmallVector<unsigned, 4> d = fn.regsOf(inst, 0), a;
+        ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+        if (operands.size() > 1 && isa<VectorAttr>(operands[1]))
+          a = fn.regsOf(inst, 1);
+        if (doReport && s.unfenced)
+          report("wgmma-pending", inst.op, nullptr,
+                 "'" + opcodeOf(inst.op) + "' may run with no wgmma.fence "
+                 "before it on some path from the function's start; add "
+                 "wgmma.fence.sync.aligned before the first wgmma.mma_async");
+        s.unfenced = false; // reported once
+        if (doReport)
+          for (unsigned id : llvm::concat<unsigned>(d, a))
+            if (auto it = s.dirty.find(id); it != s.dirty.end()) {
+              report("wgmma-pending", inst.op, it->second,
+                     "'" + opcodeOf(inst.op) + "' uses " + regName(id) +
+                         ", accessed by '" + opcodeOf(it->second) + "' at " +
+                         lineOf(it->second) +
+                         " with no wgmma.fence between; add "
+                         "wgmma.fence.sync.aligned after " + lineOf(it->second));
+              break;
+            }
+        for (unsigned id : d)
+          s.acc[id] = {uint16_t(s.acc.lookup(id).first | 1), inst.op};
+        for (unsigned id : a)
+          s.aregs[id] = {uint16_t(s.aregs.lookup(id).first | 1), inst.op};
+        return;
+      }
+      if (doReport) {
+        auto pending = [&](unsigned id, bool write) -> Operation * {
+          if (auto it = s.acc.find(id); it != s.acc.end())
+            return it->second.second;
+          if (write)
+            if (auto it = s.aregs.find(id); it != s.aregs.end())
+              return it->second.second;
+          return nullptr;
+        };
+        for (auto [ids, write] : {std::pair(&inst.reads, false), std::pair(&inst.writes, true)})
+          for (unsigned id : *ids)
+            if (Operation *mma = pending(id, write)) {
+              report("wgmma-pending", inst.op, mma,
+                     "'" + opcodeOf(inst.op) + "' " +
+                         (write ? "writes " : "reads ") + regName(id) +
+                         ", a register of the wgmma.mma_async at " +
+                         lineOf(mma) +
+                         ", which may still be in flight; add "
+                         "wgmma.commit_group.sync.aligned and "
+                         "wgmma.wait_group.sync.aligned 0 before this line");
+              goto reported;
+            }
+      reported:;
+      }
+      for (unsigned id : llvm::concat<const unsigned>(inst.reads, inst.writes))
+        s.dirty.try_emplace(id, inst.op);
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // async-proxy: generic writes to shared memory, then the async proxy.
+  //===------------------------------------------------------------------===//
+
+  // Key: (base symbol, whether it is an mbarrier.init).
+  using ProxyState = Facts<std::pair<StringAttr, unsigned>>;
+
+  void checkAsyncProxy() {
+    if (!llvm::any_of(fn.insts, [](const Inst &i) {
+          return llvm::any_of(i.effects.accesses, [](const MemoryAccess &a) {
+            return a.async;
+          });
+        }))
+      return;
+    solve(fn, ProxyState(), [&](ProxyState &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      const InstEffects &e = inst.effects;
+      if (e.has("proxy-fence")) {
+        s.map.clear();
+        return;
+      }
+      if (e.has("mbarrier-init-fence")) {
+        s.map.remove_if([](auto &entry) { return entry.first.second; });
+        return;
+      }
+      if (e.has("tensormap-copy")) {
+        // The staged tensor map's stores are consumed; whether a later TMA
+        // reuses those bytes cannot be told from the base alone.
+        StringAttr source = baseOf(inst, 1);
+        s.map.remove_if([&](auto &entry) {
+          return !entry.first.second && mayAlias(entry.first.first, source);
+        });
+        return;
+      }
+      for (const MemoryAccess &a : e.accesses) {
+        if (!a.async || !(a.isShared() || a.space == "mbarrier"))
+          continue;
+        bool barrier = a.space == "mbarrier";
+        StringAttr where = baseOf(inst, a.operand);
+        for (auto &[key, writer] : s.map) {
+          if (key.second != barrier || (!barrier && !mayAlias(key.first, where)))
+            continue;
+          if (!doReport)
+            break;
+          // An async write (a TMA load's destination) after ordinary
+          // stores: reported only at the very same address, since buffers
+          // carved from one array cannot be told apart without offsets.
+          if (!barrier && a.operand < 0 && isScalarStore(fn.insts[indexOf(writer)]))
+            continue;
+          if (!barrier && !a.reads) {
+            const Inst &w = fn.insts[indexOf(writer)];
+            int at = sharedWriteOperand(w);
+            if (at < 0 || a.operand < 0 ||
+                signature(w, at) != signature(inst, a.operand))
+              continue;
+          }
+          if (doReport)
+            report("async-proxy", inst.op, writer,
+                   barrier
+                       ? "'" + opcodeOf(inst.op) +
+                             "' uses an mbarrier initialised by '" +
+                             opcodeOf(writer) + "' at " + lineOf(writer) +
+                             ", which the async proxy may not see yet; add "
+                             "fence.mbarrier_init.release.cluster (or "
+                             "fence.proxy.async.shared::cta) after " +
+                             lineOf(writer)
+                       : "'" + opcodeOf(inst.op) +
+                             "' (async proxy) accesses shared memory written "
+                             "by '" + opcodeOf(writer) + "' at " +
+                             lineOf(writer) +
+                             " (generic proxy) with no fence.proxy.async "
+                             "between; add fence.proxy.async.shared::cta "
+                             "after " + lineOf(writer));
+          break;
+        }
+      }
+      for (const MemoryAccess &a : e.accesses)
+        if (a.writes && !a.async && a.isShared())
+          s.map.insert({{baseOf(inst, a.operand), unsigned(e.has("mbarrier-init"))}, inst.op});
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // async-copy-pending: cp.async destinations read before any wait.
+  //===------------------------------------------------------------------===//
+
+  // Pending cp.async destinations, and whether some cp.async wait ran on
+  // every path here (then which groups a read means to see is a pipeline's
+  // choice that cannot be told statically: no finding).
+  struct CpAsyncState : Facts<StringAttr> {
+    bool waited = true; // the join's identity; the entry state sets false
+    bool join(const CpAsyncState &other) {
+      bool changed = Facts<StringAttr>::join(other);
+      if (waited && !other.waited) {
+        waited = false;
+        changed = true;
+      }
+      return changed;
+    }
+  };
+
+  void checkCpAsync() {
+    using State = CpAsyncState;
+    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("cp-async"); }))
+      return;
+    State entry;
+    entry.waited = false;
+    solve(fn, entry, [&](State &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      const InstEffects &e = inst.effects;
+      if (e.has("cp-async-wait") || e.has("cp-async-wait-all")) {
+        s.map.clear();
+        s.waited = true;
+        return;
+      }
+      if (e.has("cp-async")) {
+        for (const MemoryAccess &a : e.accesses)
+          if (a.writes)
+            s.map.insert({baseOf(inst, a.operand), inst.op});
+        return;
+      }
+      if (!doReport || s.waited)
+        return;
+      for (const MemoryAccess &a : e.accesses) {
+        if (!a.reads || !a.isShared())
+          continue;
+        StringAttr where = baseOf(inst, a.operand);
+        for (auto &[key, copy] : s.map)
+          if (mayAlias(key, where)) {
+            report("async-copy-pending", inst.op, copy,
+                   "'" + opcodeOf(inst.op) +
+                       "' reads shared memory that the cp.async at " +
+                       lineOf(copy) +
+                       " may still be writing; add cp.async.commit_group "
+                       "and cp.async.wait_group (or cp.async.wait_all) "
+                       "before this line");
+            break;
+          }
+      }
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // async-copy-pending: bulk stores' sources overwritten, or left at exit.
+  //===------------------------------------------------------------------===//
+
+  /// Whether an instruction with `event` is reachable from `from`.
+  bool reaches(unsigned from, StringRef event) {
+    unsigned b = fn.blockOf(from);
+    for (unsigned i = from + 1; i < fn.blocks[b].end; ++i)
+      if (fn.insts[i].effects.has(event))
+        return true;
+    llvm::BitVector seen(fn.blocks.size());
+    SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
+    while (!work.empty()) {
+      unsigned next = work.pop_back_val();
+      if (seen.test(next))
+        continue;
+      seen.set(next);
+      for (unsigned i = fn.blocks[next].begin; i < fn.blocks[next].end; ++i)
+        if (fn.insts[i].effects.has(event))
+          return true;
+      work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+    }
+    return false;
+  }
+
+  unsigned indexOf(Operation *op) {
+    for (unsigned i = 0; i < fn.insts.size(); ++i)
+      if (fn.insts[i].op == op)
+        return i;
+    return 0;
+  }
+
+  /// Reports at exits what `pending` (start -> instruction) still holds,
+  /// when no `ender` event is reachable from the start at all: a path that
+  /// skips the end only through correlated branches is not reported.
+  template <typename Message>
+  void atExit(const Inst &inst, Operation *start, StringRef kind,
+              StringRef ender, Message &&message) {
+    if (!reaches(indexOf(start), ender))
+      report(kind, inst.op, start, message());
+  }
+
+  void checkBulkStores() {
+    // Key: (source base, committed).
+    using State = Facts<std::pair<StringAttr, unsigned>>;
+    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("bulk-store"); }))
+      return;
+    auto exitCheck = [&](State &s, const Inst &inst) {
+      for (auto &[key, store] : s.map) {
+        if (!key.second)
+          atExit(inst, store, "async-copy-pending", "bulk-commit", [&] {
+            return "the function ends with the bulk store at " + lineOf(store) +
+                   " not committed; add cp.async.bulk.commit_group after " +
+                   lineOf(store) + " and cp.async.bulk.wait_group.read 0 "
+                   "before the end";
+          });
+        else
+          atExit(inst, store, "async-copy-pending", "bulk-wait", [&] {
+            return "the function ends while the bulk store at " +
+                   lineOf(store) + " may still read shared memory; add "
+                   "cp.async.bulk.wait_group.read 0 before this line";
+          });
+      }
+    };
+    unsigned last = fn.insts.size() - 1;
+    solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      const InstEffects &e = inst.effects;
+      if (e.has("bulk-wait")) {
+        s.map.clear();
+        return;
+      }
+      if (e.has("bulk-commit")) {
+        State next;
+        for (auto &[key, store] : s.map)
+          next.map.insert({{key.first, 1u}, store});
+        s = next;
+        return;
+      }
+      if (doReport) {
+        for (const MemoryAccess &a : e.accesses) {
+          if (!a.writes || !a.isShared() || e.has("bulk-store"))
+            continue;
+          StringAttr where = baseOf(inst, a.operand);
+          for (auto &[key, store] : s.map)
+            // A wait reachable from the store suppresses the finding: the
+            // store and its wait are often under correlated branches
+            // (`if leader`) that a path-insensitive analysis cannot pair.
+            if (mayAlias(key.first, where) &&
+                !reaches(indexOf(store), "bulk-wait")) {
+              report("async-copy-pending", inst.op, store,
+                     "'" + opcodeOf(inst.op) +
+                         "' overwrites shared memory that the bulk store at " +
+                         lineOf(store) + " may still be reading; add "
+                         "cp.async.bulk.wait_group.read 0 before this line");
+              break;
+            }
+        }
+        if (isEntry && (e.has("exit") || i == last))
+          exitCheck(s, inst);
+      }
+      if (e.has("bulk-store"))
+        for (const MemoryAccess &a : e.accesses)
+          if (a.reads && a.isShared())
+            s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // tcgen05-pending
+  //===------------------------------------------------------------------===//
+
+  void checkTcgen05() {
+    using State = Facts<unsigned>; // register ids, kStore and kAlloc
+    constexpr unsigned kStore = 1u << 30, kAlloc = kStore + 1;
+    if (!llvm::any_of(fn.insts, [](const Inst &i) {
+          return i.op.getMnemonic() == "tcgen05";
+        }))
+      return;
+    unsigned last = fn.insts.size() - 1;
+    solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      const InstEffects &e = inst.effects;
+      if (e.has("tcgen05-wait-ld")) {
+        s.map.remove_if([&](auto &entry) { return entry.first < kStore; });
+        return;
+      }
+      if (e.has("tcgen05-wait-st")) {
+        s.map.erase(kStore);
+        return;
+      }
+      if (doReport) {
+        if (e.has("tcgen05-ld"))
+          if (Operation *store = s.map.lookup(kStore))
+            report("tcgen05-pending", inst.op, store,
+                   "'" + opcodeOf(inst.op) +
+                       "' reads Tensor Memory that the tcgen05.st at " +
+                       lineOf(store) + " may still be writing; add "
+                       "tcgen05.wait::st.sync.aligned before this line");
+        if (!e.has("tcgen05-ld"))
+          for (unsigned id : llvm::concat<const unsigned>(inst.reads, inst.writes))
+            if (Operation *load = s.map.lookup(id)) {
+              report("tcgen05-pending", inst.op, load,
+                     "'" + opcodeOf(inst.op) + "' uses " + regName(id) +
+                         ", loaded by the tcgen05.ld at " + lineOf(load) +
+                         " before tcgen05.wait::ld; add "
+                         "tcgen05.wait::ld.sync.aligned before this line");
+              break;
+            }
+        if (isEntry && (e.has("exit") || i == last))
+          if (Operation *alloc = s.map.lookup(kAlloc)) {
+            atExit(inst, alloc, "tcgen05-pending", "tcgen05-dealloc", [&] {
+              return "the function ends with the Tensor Memory of the "
+                     "tcgen05.alloc at " + lineOf(alloc) +
+                     " never freed; add tcgen05.dealloc before the end";
+            });
+            atExit(inst, alloc, "tcgen05-pending", "tcgen05-relinquish", [&] {
+              return "the function ends without "
+                     "tcgen05.relinquish_alloc_permit after the tcgen05.alloc "
+                     "at " + lineOf(alloc) + "; add it before the end";
+            });
+          }
+      }
+      if (e.has("tcgen05-ld"))
+        for (unsigned id : inst.writes)
+          s.map.insert({id, inst.op});
+      if (e.has("tcgen05-st"))
+        s.map.insert({kStore, inst.op});
+      if (e.has("tcgen05-alloc"))
+        s.map.insert({kAlloc, inst.op});
+      if (e.has("tcgen05-dealloc"))
+        s.map.erase(kAlloc);
+    });
+  }
+
+  //===------------------------------------------------------------------===//
+  // divergent-barrier
+  //===------------------------------------------------------------------===//
+
+  // How a value varies across the threads of a CTA: 0 uniform, 1 by
+  // warpgroup (uniform within each), 2 by warp, 3 by thread.
+
+  uint8_t varianceOfSreg(StringRef name) {
+    if (name.starts_with("%tid") || name == "%laneid" ||
+        name.starts_with("%lanemask"))
+      return 3;
+    if (name == "%warpid")
+      return 2;
+    return 0;
+  }
+
+  /// How the result of `inst` varies, given how its sources do.
+  uint8_t resultVariance(const Inst &inst, const std::vector<uint8_t> &levels) {
+    uint8_t level = 0;
+    for (unsigned id : inst.reads)
+      if (id != unsigned(inst.guard))
+        level = std::max(level, levels[id]);
+    StringRef m = inst.op.getMnemonic();
+    ArrayRef<Attribute> mods = inst.op.getModifiers().getValue();
+    auto hasMod = [&](StringRef v) {
+      return llvm::any_of(mods, [&](Attribute a) {
+        return cast<StringAttr>(a).getValue() == v;
+      });
+    };
+    // Memory contents are assumed uniform (whether they are cannot be told):
+    // only thread-index arithmetic makes a value vary.
+    if (!inst.effects.accesses.empty() && m != "atom")
+      return 0;
+    if (m == "atom" || m == "elect" || m == "match" ||
+        (m == "shfl" && !(hasMod("idx") && immediate(inst, 2))))
+      return 3; // differs per thread even from uniform inputs
+    if (m == "shfl" || m == "vote" || m == "redux" || m == "activemask")
+      return 2; // one value per warp
+    if (level == 3 && (m == "shr" || m == "div")) {
+      uint64_t k = immediate(inst, 2).value_or(0);
+      if (m == "shr" ? k >= 7 : (k && k % 128 == 0))
+        return 1;
+      if (m == "shr" ? k >= 5 : (k && k % 32 == 0))
+        return 2;
+    } else if (level >= 2 && m == "setp") {
+      // x < C splits at C: on a thread index, warp-aligned when C is a
+      // multiple of 32 and warpgroup-aligned at 128; on a warp index
+      // (assumed: a value uniform per warp counts warps),
+      // warpgroup-aligned when C is a multiple of 4.
+      std::optional<uint64_t> c = immediate(inst, 2);
+      StringRef cmp = mods.empty() ? "" : cast<StringAttr>(mods[0]).getValue();
+      std::optional<uint64_t> boundary;
+      if (c && (cmp == "lt" || cmp == "ge" || cmp == "lo" || cmp == "hs"))
+        boundary = *c;
+      else if (c && (cmp == "le" || cmp == "gt" || cmp == "ls" || cmp == "hi"))
+        boundary = *c + 1;
+      if (boundary && level == 3)
+        return *boundary % 128 == 0 ? 1 : *boundary % 32 == 0 ? 2 : 3;
+      if (boundary && level == 2 && *boundary % 4 == 0)
+        return 1;
+    }
+    return level;
+  }
+
+  struct VarianceState {
+    std::vector<uint8_t> levels;
+    bool join(const VarianceState &other) {
+      bool changed = false;
+      for (auto [mine, theirs] : llvm::zip(levels, other.levels))
+        if (theirs > mine) {
+          mine = theirs;
+          changed = true;
+        }
+      return changed;
+    }
+  };
+
+  // Per instruction: how its guard varies where it runs (flow-sensitive,
+  // since compilers reuse predicate registers).
+  std::vector<uint8_t> guardVariance;
+
+  void computeVariance() {
+    VarianceState entry{std::vector<uint8_t>(fn.regs.size(), 0)};
+    for (unsigned id = 0; id < fn.regs.size(); ++id)
+      if (auto sreg = fn.regs[id].getDefiningOp<SRegOp>())
+        entry.levels[id] = varianceOfSreg(sreg.getName());
+    guardVariance.assign(fn.insts.size(), 0);
+    solve(fn, entry, [&](VarianceState &s, unsigned i, bool doReport) {
+      const Inst &inst = fn.insts[i];
+      if (doReport && inst.guard >= 0)
+        guardVariance[i] = s.levels[inst.guard];
+      uint8_t level = resultVariance(inst, s.levels);
+      for (unsigned id : inst.writes)
+        s.levels[id] = inst.predicated ? std::max(s.levels[id], level) : level;
+    });
+  }
+
+  /// Immediate post-dominators of the blocks (-1: the exit).
+  std::vector<int> postDominators() {
+    unsigned n = fn.blocks.size();
+    std::vector<llvm::BitVector> pdom(n, llvm::BitVector(n, true));
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int b = n - 1; b >= 0; --b) {
+        llvm::BitVector next(n, fn.blocks[b].succs.empty() ? false : true);
+        for (unsigned s : fn.blocks[b].succs)
+          next &= pdom[s];
+        next.set(b);
+        if (next != pdom[b]) {
+          pdom[b] = std::move(next);
+          changed = true;
+        }
+      }
+    }
+    std::vector<int> ipdom(n, -1);
+    for (unsigned b = 0; b < n; ++b) {
+      // The strict post-dominator that all others post-dominate.
+      for (unsigned c : pdom[b].set_bits())
+        if (c != b && pdom[c].count() == pdom[b].count() - 1)
+          ipdom[b] = c;
+    }
+    return ipdom;
+  }
+
+  void checkDivergentBarriers() {
+    bool any = llvm::any_of(fn.insts, [](const Inst &i) {
+      return i.effects.has("cta-barrier") || i.effects.has("warp-collective") ||
+             i.op.getMnemonic() == "wgmma";
+    });
+    if (!any || fn.blocks.size() > 4000 ||
+        fn.blocks.size() * fn.regs.size() > 50'000'000)
+      return; // too large for the quadratic analyses: say nothing
+    computeVariance();
+    std::vector<int> ipdom = postDominators();
+    // Per block: the most divergent branch it depends on, and that branch.
+    std::vector<std::pair<uint8_t, Operation *>> under(fn.blocks.size(), {0, nullptr});
+    for (unsigned b = 0; b < fn.blocks.size(); ++b) {
+      const Inst &last = fn.insts[fn.blocks[b].end - 1];
+      if (last.op.getMnemonic() != "bra" || !last.predicated ||
+          guardVariance[fn.blocks[b].end - 1] == 0 ||
+          fn.blocks[b].succs.size() < 2)
+        continue;
+      uint8_t level = guardVariance[fn.blocks[b].end - 1];
+      llvm::BitVector seen(fn.blocks.size());
+      SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
+      while (!work.empty()) {
+        unsigned next = work.pop_back_val();
+        if (int(next) == ipdom[b] || seen.test(next))
+          continue;
+        seen.set(next);
+        if (level > under[next].first)
+          under[next] = {level, last.op};
+        work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+      }
+    }
+    for (unsigned b = 0; b < fn.blocks.size(); ++b)
+      for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i) {
+        const Inst &inst = fn.insts[i];
+        auto [level, branch] = under[b];
+        if (inst.predicated && guardVariance[i] > level) {
+          level = guardVariance[i];
+          branch = inst.op;
+        }
+        if (!level)
+          continue;
+        StringRef group;
+        uint8_t allowed;
+        if (inst.effects.has("cta-barrier")) {
+          // A named barrier with a thread count: assumed to count the
+          // warps that take a warp-uniform branch.
+          bool counted = inst.op.getPtxOperands().size() >= 2 &&
+                         !inst.op.getModifiers().getValue().empty() &&
+                         inst.op.getMnemonic() == "bar" &&
+                         cast<StringAttr>(inst.op.getModifiers()[0]).getValue() == "sync";
+          counted |= inst.op.getMnemonic() == "barrier" &&
+                     inst.op.getPtxOperands().size() >= 2;
+          group = counted ? "the warps its thread count names" : "the CTA";
+          allowed = counted ? 2 : 0;
+        } else if (inst.op.getMnemonic() == "wgmma") {
+          group = "the warpgroup";
+          allowed = 1;
+        } else if (inst.effects.has("warp-collective")) {
+          group = "the warp";
+          allowed = 2;
+        } else {
+          continue;
+        }
+        if (level <= allowed)
+          continue;
+        static const char *const kBy[] = {"", "warpgroup", "warp", "thread"};
+        report("divergent-barrier", inst.op, branch,
+               "'" + opcodeOf(inst.op) + "' must be executed by all of " +
+                   group.str() + ", but it is under the " +
+                   (branch == inst.op ? std::string("guard")
+                                      : "branch at " + lineOf(branch)) +
+                   ", whose condition depends on the " + kBy[level] +
+                   " index; move it out of the branch (or make the "
+                   "condition uniform over " + group.str() + ")");
+      }
+  }
+};
+
+} // namespace
+
+std::vector<Hazard> pyptx::findHazards(Operation *op) {
+  std::vector<Hazard> hazards;
+  op->walk([&](FuncOp func) {
+    if (!func.isDeclaration())
+      Checker(func, hazards).run();
+  });
+  return hazards;
+}
+
+std::vector<HazardRecord> pyptx::findHazardRecords(Operation *op) {
+  std::vector<HazardRecord> records;
+  for (const Hazard &hazard : findHazards(op)) {
+    HazardRecord record{hazard.kind, hazard.message};
+    if (auto at = positionOf(hazard.at)) {
+      record.file = at->getFilename().str();
+      record.line = at->getLine();
+      record.column = at->getColumn();
+    }
+    if (hazard.cause)
+      if (auto cause = positionOf(hazard.cause)) {
+        record.causeFile = cause->getFilename().str();
+        record.causeLine = cause->getLine();
+        record.causeColumn = cause->getColumn();
+      }
+    records.push_back(std::move(record));
+  }
+  llvm::stable_sort(records, [](const HazardRecord &a, const HazardRecord &b) {
+    return std::tie(a.file, a.line, a.column) < std::tie(b.file, b.line, b.column);
+  });
+  return records;
+}

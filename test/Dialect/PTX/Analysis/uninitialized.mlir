@@ -1,0 +1,42 @@
+// RUN: pyptx-opt %s -pyptx-check-hazards -verify-diagnostics -o /dev/null
+
+// The uninitialized kind of -pyptx-check-hazards (HazardAnalysis.h): each broken function warns at the instruction, the clean one beside them does not.
+
+pyptx.module version 8.5 target sm_90a address_size 64 {
+
+  // %r1 is written on one side of the branch only.
+  pyptx.func visible entry @one_side(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2 = pyptx.reg b32 "%r"<3>
+    %rd0, %rd1 = pyptx.reg b64 "%rd"<2>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_skip")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_skip"
+    // expected-warning @+1 {{uninitialized: 'add.u32' reads %r1, which is not written on some path from the function's start; write it first on every path (e.g. mov %r1, 0)}}
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // Clean: written on both sides, and in a loop before its use.
+  pyptx.func visible entry @clean(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2 = pyptx.reg b32 "%r"<3>
+    %rd0, %rd1 = pyptx.reg b64 "%rd"<2>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst mov.u32 (%r1, 1) : b32
+    pyptx.inst if %p0 bra (@"$L_skip")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_skip"
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+}
