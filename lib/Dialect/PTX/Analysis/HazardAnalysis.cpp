@@ -316,6 +316,7 @@ public:
     checkBulkStores();
     checkTcgen05();
     checkDivergentBarriers();
+    checkMbarrierAccounting();
   }
 
 private:
@@ -960,6 +961,171 @@ private:
       if (e.has("tcgen05-dealloc"))
         s.map.erase(kAlloc);
     });
+  }
+
+  //===------------------------------------------------------------------===//
+  // mbarrier-accounting: transaction bytes announced vs. bytes completed.
+  //===------------------------------------------------------------------===//
+
+  // A shared address as symbol + constant offset (a null symbol: a plain
+  // number), where it is known without running the kernel.
+  using ConstAddress = std::pair<StringAttr, int64_t>;
+
+  /// The constant address a register holds: its only writer is a `mov` of
+  /// a symbol, a `cvta` of one, or an `add`/`sub` of an immediate to one.
+  std::optional<ConstAddress> constAddressOfReg(unsigned id, unsigned depth) {
+    if (depth > 8)
+      return std::nullopt;
+    const Inst *writer = nullptr;
+    for (const Inst &inst : fn.insts)
+      if (llvm::is_contained(inst.writes, id)) {
+        if (writer || inst.predicated)
+          return std::nullopt;
+        writer = &inst;
+      }
+    if (!writer)
+      return std::nullopt;
+    StringRef m = writer->op.getMnemonic();
+    ArrayRef<Attribute> operands = writer->op.getPtxOperands().getValue();
+    if ((m == "mov" || m == "cvta" || m == "cvt") && operands.size() == 2)
+      return constAddress(*writer, operands[1], depth + 1);
+    if ((m == "add" || m == "sub") && operands.size() == 3) {
+      auto lhs = constAddress(*writer, operands[1], depth + 1);
+      auto rhs = constAddress(*writer, operands[2], depth + 1);
+      if (!lhs || !rhs || (m == "sub" && rhs->first) || (lhs->first && rhs->first))
+        return std::nullopt;
+      int64_t offset = m == "add" ? lhs->second + rhs->second
+                                  : lhs->second - rhs->second;
+      return ConstAddress{lhs->first ? lhs->first : rhs->first, offset};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ConstAddress> constAddress(const Inst &inst, Attribute a,
+                                           unsigned depth = 0) {
+    if (auto ref = dyn_cast<RegRefAttr>(a))
+      return constAddressOfReg(fn.idOf(inst.op.getArgs()[ref.getIndex()]), depth);
+    if (auto sym = dyn_cast<FlatSymbolRefAttr>(a))
+      return ConstAddress{sym.getAttr(), 0};
+    if (auto imm = dyn_cast<ImmAttr>(a))
+      return ConstAddress{StringAttr(), imm.getValue()};
+    if (auto addr = dyn_cast<AddrAttr>(a)) {
+      if (addr.getElements().size() != 1)
+        return std::nullopt;
+      return constAddress(inst, addr.getElements()[0], depth);
+    }
+    if (auto binary = dyn_cast<BinaryAttr>(a)) {
+      auto lhs = constAddress(inst, binary.getLhs(), depth);
+      auto rhs = constAddress(inst, binary.getRhs(), depth);
+      if (!lhs || !rhs || (lhs->first && rhs->first))
+        return std::nullopt;
+      if (binary.getOp() == "+")
+        return ConstAddress{lhs->first ? lhs->first : rhs->first,
+                            lhs->second + rhs->second};
+      if (binary.getOp() == "-" && !rhs->first)
+        return ConstAddress{lhs->first, lhs->second - rhs->second};
+    }
+    return std::nullopt;
+  }
+
+  static std::string describeAddress(const ConstAddress &at) {
+    std::string text = at.first ? at.first.getValue().str() : "";
+    if (at.second || text.empty())
+      text += (text.empty() ? "" : "+") + std::to_string(at.second);
+    return "[" + text + "]";
+  }
+
+  void checkMbarrierAccounting() {
+    // Per barrier: the announced and completed bytes, and their instructions.
+    struct Ledger {
+      uint64_t announced = 0, landing = 0;
+      SmallVector<Operation *, 2> announcements, copies;
+      bool unknown = false;
+    };
+    llvm::MapVector<ConstAddress, Ledger> ledgers;
+    // Symbols (null: any) some barrier operand names in a way not known
+    // statically: their barriers are not checked.
+    llvm::DenseSet<StringAttr> unknownBases;
+    bool anyUnknown = false;
+    auto note = [&](const Inst &inst, int addrOperand,
+                    std::optional<uint64_t> bytes, bool announce) {
+      ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+      std::optional<ConstAddress> at;
+      if (addrOperand >= 0 && unsigned(addrOperand) < operands.size())
+        at = constAddress(inst, operands[addrOperand]);
+      if (!at) {
+        StringAttr where = baseOf(inst, addrOperand);
+        if (where)
+          unknownBases.insert(where);
+        else
+          anyUnknown = true;
+        return;
+      }
+      Ledger &ledger = ledgers[*at];
+      if (!bytes) {
+        ledger.unknown = true;
+        return;
+      }
+      (announce ? ledger.announced : ledger.landing) += *bytes;
+      (announce ? ledger.announcements : ledger.copies).push_back(inst.op);
+    };
+    for (const Inst &inst : fn.insts) {
+      if (inst.op.getMnemonic() != "mbarrier" && inst.op.getMnemonic() != "cp")
+        continue;
+      std::string opcode = opcodeOf(inst.op);
+      ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+      if (inst.op.getMnemonic() == "mbarrier" &&
+          StringRef(opcode).contains("expect_tx")) {
+        int addr = -1;
+        for (auto [i, operand] : llvm::enumerate(operands))
+          if (isa<AddrAttr>(operand)) {
+            addr = i;
+            break;
+          }
+        std::optional<uint64_t> bytes;
+        if (addr >= 0)
+          bytes = immediate(inst, addr + 1);
+        note(inst, addr, bytes, /*announce=*/true);
+      } else if (StringRef(opcode).starts_with("cp.async.bulk") &&
+                 StringRef(opcode).contains("complete_tx") && !operands.empty()) {
+        // A tensor copy's box is in its descriptor, not in the PTX; a
+        // multicast or cta_group::2 copy completes bytes elsewhere too.
+        bool sized = !StringRef(opcode).contains(".tensor") &&
+                     !StringRef(opcode).contains("multicast") &&
+                     !StringRef(opcode).contains("cta_group");
+        std::optional<uint64_t> bytes;
+        if (sized)
+          bytes = immediate(inst, 2);
+        note(inst, operands.size() - 1, bytes, /*announce=*/false);
+      }
+    }
+    if (anyUnknown)
+      return;
+    for (auto &[at, ledger] : ledgers) {
+      if (ledger.unknown || ledger.announcements.empty() ||
+          ledger.copies.empty() || ledger.announced == ledger.landing ||
+          unknownBases.contains(at.first))
+        continue;
+      std::string lines, copies;
+      for (Operation *op : ledger.announcements)
+        lines += (lines.empty() ? "" : ", ") + lineOf(op);
+      for (Operation *op : ledger.copies)
+        copies += (copies.empty() ? "" : ", ") + lineOf(op);
+      bool tooMany = ledger.announced > ledger.landing;
+      report("mbarrier-accounting", ledger.announcements.front(),
+             ledger.copies.front(),
+             "mbarrier " + describeAddress(at) +
+                 ": arrive.expect_tx/expect_tx announce " +
+                 std::to_string(ledger.announced) + " transaction bytes (" +
+                 lines + ") but the copies that complete on it bring " +
+                 std::to_string(ledger.landing) + " (" + copies + "); " +
+                 std::to_string(ledger.announced) + " is " +
+                 (tooMany ? "too many: the phase never completes and the wait "
+                            "hangs"
+                          : "too few: the phase completes before all the data "
+                            "has landed") +
+                 "; announce " + std::to_string(ledger.landing));
+    }
   }
 
   //===------------------------------------------------------------------===//
