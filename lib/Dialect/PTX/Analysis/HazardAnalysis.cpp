@@ -257,8 +257,14 @@ private:
 
 /// Runs `transfer` to a fixpoint over the blocks, then once more with
 /// reporting on. State has `bool join(const State &)` (whether it grew).
-template <typename State, typename Transfer>
-void solve(Function &fn, const State &entry, Transfer &&transfer) {
+/// `edge(state, from, to)` refines the state a block passes to a successor.
+struct NoEdge {
+  template <typename State>
+  void operator()(State &, unsigned, unsigned) const {}
+};
+template <typename State, typename Transfer, typename Edge = NoEdge>
+void solve(Function &fn, const State &entry, Transfer &&transfer,
+           Edge &&edge = Edge()) {
   if (fn.blocks.empty())
     return;
   std::vector<std::optional<State>> in(fn.blocks.size());
@@ -273,7 +279,9 @@ void solve(Function &fn, const State &entry, Transfer &&transfer) {
     for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i)
       transfer(state, i, /*report=*/false);
     for (unsigned s : fn.blocks[b].succs) {
-      bool changed = !in[s] ? (in[s] = state, true) : in[s]->join(state);
+      State out = state;
+      edge(out, b, s);
+      bool changed = !in[s] ? (in[s] = out, true) : in[s]->join(out);
       if (changed && !queued.test(s)) {
         queued.set(s);
         work.push_back(s);
@@ -830,30 +838,54 @@ private:
       report(kind, inst.op, start, message());
   }
 
+  // Pending bulk stores, keyed by (source base, committed, the branch
+  // condition they were issued under: 2 * predicate id + value, or -1), and
+  // the predicate values every path here has branched on since their last
+  // write: a store issued under `if leader` is not pending on the path
+  // where a later branch on the same, unchanged predicate says "not leader".
+  struct BulkState : Facts<std::tuple<StringAttr, unsigned, int>> {
+    llvm::MapVector<unsigned, bool> known;
+    bool join(const BulkState &other) {
+      bool changed = Facts::join(other);
+      SmallVector<unsigned> gone;
+      for (auto &[id, value] : known)
+        if (auto it = other.known.find(id); it == other.known.end() || it->second != value)
+          gone.push_back(id);
+      for (unsigned id : gone)
+        known.erase(id);
+      return changed || !gone.empty();
+    }
+  };
+
   void checkBulkStores() {
-    // Key: (source base, committed).
-    using State = Facts<std::pair<StringAttr, unsigned>>;
+    using State = BulkState;
     if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("bulk-store"); }))
       return;
     auto exitCheck = [&](State &s, const Inst &inst) {
       for (auto &[key, store] : s.map) {
-        if (!key.second)
-          atExit(inst, store, "async-copy-pending", "bulk-commit", [&] {
-            return "the function ends with the bulk store at " + lineOf(store) +
-                   " not committed; add cp.async.bulk.commit_group after " +
-                   lineOf(store) + " and cp.async.bulk.wait_group.read 0 "
-                   "before the end";
-          });
+        if (!std::get<1>(key))
+          report("async-copy-pending", inst.op, store,
+                 "the function ends with the bulk store at " + lineOf(store) +
+                     " not committed; add cp.async.bulk.commit_group after " +
+                     lineOf(store) + " and cp.async.bulk.wait_group.read 0 "
+                     "before the end");
         else
-          atExit(inst, store, "async-copy-pending", "bulk-wait", [&] {
-            return "the function ends while the bulk store at " +
-                   lineOf(store) + " may still read shared memory; add "
-                   "cp.async.bulk.wait_group.read 0 before this line";
-          });
+          report("async-copy-pending", inst.op, store,
+                 "the function ends while the bulk store at " + lineOf(store) +
+                     " may still read shared memory; add "
+                     "cp.async.bulk.wait_group.read 0 before this line");
       }
     };
+    auto forget = [](State &s, auto &&drop) {
+      State next;
+      next.known = s.known;
+      for (auto &[key, store] : s.map)
+        if (!drop(key))
+          next.map.insert({key, store});
+      s = std::move(next);
+    };
     unsigned last = fn.insts.size() - 1;
-    solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
+    auto transfer = [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
       const InstEffects &e = inst.effects;
       if (e.has("bulk-wait")) {
@@ -862,9 +894,10 @@ private:
       }
       if (e.has("bulk-commit")) {
         State next;
+        next.known = s.known;
         for (auto &[key, store] : s.map)
-          next.map.insert({{key.first, 1u}, store});
-        s = next;
+          next.map.insert({{std::get<0>(key), 1u, std::get<2>(key)}, store});
+        s = std::move(next);
         return;
       }
       if (doReport) {
@@ -873,11 +906,7 @@ private:
             continue;
           StringAttr where = baseOf(inst, a.operand);
           for (auto &[key, store] : s.map)
-            // A wait reachable from the store suppresses the finding: the
-            // store and its wait are often under correlated branches
-            // (`if leader`) that a path-insensitive analysis cannot pair.
-            if (mayAlias(key.first, where) &&
-                !reaches(indexOf(store), "bulk-wait")) {
+            if (mayAlias(std::get<0>(key), where)) {
               report("async-copy-pending", inst.op, store,
                      "'" + opcodeOf(inst.op) +
                          "' overwrites shared memory that the bulk store at " +
@@ -889,11 +918,33 @@ private:
         if (isEntry && (e.has("exit") || i == last))
           exitCheck(s, inst);
       }
-      if (e.has("bulk-store"))
+      for (unsigned id : inst.writes)
+        if (s.known.erase(id))
+          forget(s, [&](auto &key) { return std::get<2>(key) / 2 == int(id); });
+      if (e.has("bulk-store")) {
+        int condition = s.known.empty()
+                            ? -1
+                            : int(2 * s.known.back().first + s.known.back().second);
         for (const MemoryAccess &a : e.accesses)
           if (a.reads && a.isShared())
-            s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
-    });
+            s.map.insert({{baseOf(inst, a.operand), 0u, condition}, inst.op});
+      }
+    };
+    auto edge = [&](State &s, unsigned from, unsigned to) {
+      const Block &block = fn.blocks[from];
+      const Inst &last = fn.insts[block.end - 1];
+      if (last.op.getMnemonic() != "bra" || !last.predicated ||
+          block.succs.size() != 2 || block.succs[0] == block.succs[1])
+        return;
+      bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
+      bool value = fallThrough == bool(last.op.getGuardNegated());
+      unsigned id = last.guard;
+      s.known.erase(id);
+      s.known.insert({id, value});
+      int contradicted = int(2 * id + !value);
+      forget(s, [&](auto &key) { return std::get<2>(key) == contradicted; });
+    };
+    solve(fn, State(), transfer, edge);
   }
 
   //===------------------------------------------------------------------===//
