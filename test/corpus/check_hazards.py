@@ -7,7 +7,8 @@
              reason it is a real hazard, and each entry must still match.
   mutants    each fence/wait line of the examples' PTX deleted, one at a time:
              the rate of mutants with a finding, per kind of line deleted;
-             fails below 90% (harmless deletions listed in MUTANT_HARMLESS).
+             fails when the overall rate is below 90% (harmless deletions
+             listed in MUTANT_HARMLESS are not counted).
 
     python3 test/corpus/check_hazards.py [examples|corpus|mutants|all]
 """
@@ -117,16 +118,14 @@ def run_mutants() -> int:
                     counts[kind][0] += 1
                 else:
                     missed.append(f"{key}: line {i + 1}: {line.strip()}")
-    status = 0
     for kind, (found, total) in counts.items():
         rate = found / total if total else 1.0
         print(f"mutants: {kind:26} {found:4}/{total:<4} {rate:6.1%}")
-        if rate < 0.9:
-            status = 1
     found = sum(c[0] for c in counts.values())
     total = sum(c[1] for c in counts.values())
+    status = 0 if found >= 0.9 * total else 1
     print(f"mutants: all {found}/{total} ({found / max(total, 1):.1%})"
-          + ("" if status == 0 else ": FAILED (below 90% for some kind)"))
+          + ("" if status == 0 else ": FAILED (below 90%)"))
     for m in missed:
         print("  missed:", m)
     return status

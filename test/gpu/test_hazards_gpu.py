@@ -173,11 +173,7 @@ def test_broken_form_that_ptxas_repairs_is_right(name):
     assert [w for w, _ in outcome.results["broken"]] == [0] * REPEATS, broken_results(outcome)
 
 
-# mbarrier-accounting (expect_tx) is not in the checker yet: strict, so the
-# mark must go when it is.
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="mbarrier-accounting not implemented"))
-    if n == "expect_tx" else n for n in sorted(PAIRS)])
+@pytest.mark.parametrize("name", sorted(PAIRS))
 def test_the_checker_finds_the_broken_form_only(name):
     missing = hazard_kernels.checker_missing()
     if missing:

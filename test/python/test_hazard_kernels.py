@@ -67,11 +67,7 @@ def test_ptxas_repairs_the_wgmma_accumulator_read(ptxas, tmp_path):
     assert "injected" not in notes[False], notes[False]
 
 
-# mbarrier-accounting (expect_tx) is not in the checker yet: strict, so the
-# mark must go when it is.
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(
-    strict=True, reason="mbarrier-accounting not implemented"))
-    if n == "expect_tx" else n for n in sorted(PAIRS)])
+@pytest.mark.parametrize("name", sorted(PAIRS))
 def test_the_checker_finds_the_broken_form_only(name):
     missing = hazard_kernels.checker_missing()
     if missing:

@@ -23,6 +23,15 @@ Barriers are matched by address *spelling* (symbol and offset, or register):
 address one barrier the same way for its announcement and its copies. Each
 traced announcement and copy counts once; where several threads run the same
 traced copy, announce the byte count from a register (no check).
+
+The same check, as the ``mbarrier-accounting`` kind, is in the hazard
+checker (docs/hazards.md), which sees the PTX: copies written with
+``ptx.inst`` and the sized non-tensor ``cp.async.bulk`` (its byte count is an
+operand), summed over the whole function per barrier address, but not a TMA
+tensor copy (its box is in the descriptor, which only this ledger knows).
+This ledger sees the tensor copies' boxes and checks each phase on its own.
+Both report as "mbarrier-accounting: mbarrier [bar]: ... announce N
+transaction bytes ... but the copies ... bring M".
 """
 from __future__ import annotations
 
@@ -140,7 +149,7 @@ class _Window:
         else:
             why = "too many: the phase never completes and the wait hangs"
         raise KernelError(
-            f"mbarrier {self.describe()}: arrive_expect_tx/expect_tx announce {announced} "
+            f"mbarrier-accounting: mbarrier {self.describe()}: arrive_expect_tx/expect_tx announce {announced} "
             f"transaction bytes (line {lines}) but the TMA copies that complete on it "
             f"bring {landing}: {copies}; {announced} is {why} (announce {landing}, the "
             f"sum of the copies' boxes; this counts each traced copy once -- where several "

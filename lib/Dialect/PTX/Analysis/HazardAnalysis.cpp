@@ -257,8 +257,14 @@ private:
 
 /// Runs `transfer` to a fixpoint over the blocks, then once more with
 /// reporting on. State has `bool join(const State &)` (whether it grew).
-template <typename State, typename Transfer>
-void solve(Function &fn, const State &entry, Transfer &&transfer) {
+/// `edge(state, from, to)` refines the state a block passes to a successor.
+struct NoEdge {
+  template <typename State>
+  void operator()(State &, unsigned, unsigned) const {}
+};
+template <typename State, typename Transfer, typename Edge = NoEdge>
+void solve(Function &fn, const State &entry, Transfer &&transfer,
+           Edge &&edge = Edge()) {
   if (fn.blocks.empty())
     return;
   std::vector<std::optional<State>> in(fn.blocks.size());
@@ -273,7 +279,9 @@ void solve(Function &fn, const State &entry, Transfer &&transfer) {
     for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i)
       transfer(state, i, /*report=*/false);
     for (unsigned s : fn.blocks[b].succs) {
-      bool changed = !in[s] ? (in[s] = state, true) : in[s]->join(state);
+      State out = state;
+      edge(out, b, s);
+      bool changed = !in[s] ? (in[s] = out, true) : in[s]->join(out);
       if (changed && !queued.test(s)) {
         queued.set(s);
         work.push_back(s);
@@ -316,6 +324,7 @@ public:
     checkBulkStores();
     checkTcgen05();
     checkDivergentBarriers();
+    checkMbarrierAccounting();
   }
 
 private:
@@ -829,30 +838,54 @@ private:
       report(kind, inst.op, start, message());
   }
 
+  // Pending bulk stores, keyed by (source base, committed, the branch
+  // condition they were issued under: 2 * predicate id + value, or -1), and
+  // the predicate values every path here has branched on since their last
+  // write: a store issued under `if leader` is not pending on the path
+  // where a later branch on the same, unchanged predicate says "not leader".
+  struct BulkState : Facts<std::tuple<StringAttr, unsigned, int>> {
+    llvm::MapVector<unsigned, bool> known;
+    bool join(const BulkState &other) {
+      bool changed = Facts::join(other);
+      SmallVector<unsigned> gone;
+      for (auto &[id, value] : known)
+        if (auto it = other.known.find(id); it == other.known.end() || it->second != value)
+          gone.push_back(id);
+      for (unsigned id : gone)
+        known.erase(id);
+      return changed || !gone.empty();
+    }
+  };
+
   void checkBulkStores() {
-    // Key: (source base, committed).
-    using State = Facts<std::pair<StringAttr, unsigned>>;
+    using State = BulkState;
     if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("bulk-store"); }))
       return;
     auto exitCheck = [&](State &s, const Inst &inst) {
       for (auto &[key, store] : s.map) {
-        if (!key.second)
-          atExit(inst, store, "async-copy-pending", "bulk-commit", [&] {
-            return "the function ends with the bulk store at " + lineOf(store) +
-                   " not committed; add cp.async.bulk.commit_group after " +
-                   lineOf(store) + " and cp.async.bulk.wait_group.read 0 "
-                   "before the end";
-          });
+        if (!std::get<1>(key))
+          report("async-copy-pending", inst.op, store,
+                 "the function ends with the bulk store at " + lineOf(store) +
+                     " not committed; add cp.async.bulk.commit_group after " +
+                     lineOf(store) + " and cp.async.bulk.wait_group.read 0 "
+                     "before the end");
         else
-          atExit(inst, store, "async-copy-pending", "bulk-wait", [&] {
-            return "the function ends while the bulk store at " +
-                   lineOf(store) + " may still read shared memory; add "
-                   "cp.async.bulk.wait_group.read 0 before this line";
-          });
+          report("async-copy-pending", inst.op, store,
+                 "the function ends while the bulk store at " + lineOf(store) +
+                     " may still read shared memory; add "
+                     "cp.async.bulk.wait_group.read 0 before this line");
       }
     };
+    auto forget = [](State &s, auto &&drop) {
+      State next;
+      next.known = s.known;
+      for (auto &[key, store] : s.map)
+        if (!drop(key))
+          next.map.insert({key, store});
+      s = std::move(next);
+    };
     unsigned last = fn.insts.size() - 1;
-    solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
+    auto transfer = [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
       const InstEffects &e = inst.effects;
       if (e.has("bulk-wait")) {
@@ -861,9 +894,10 @@ private:
       }
       if (e.has("bulk-commit")) {
         State next;
+        next.known = s.known;
         for (auto &[key, store] : s.map)
-          next.map.insert({{key.first, 1u}, store});
-        s = next;
+          next.map.insert({{std::get<0>(key), 1u, std::get<2>(key)}, store});
+        s = std::move(next);
         return;
       }
       if (doReport) {
@@ -872,11 +906,7 @@ private:
             continue;
           StringAttr where = baseOf(inst, a.operand);
           for (auto &[key, store] : s.map)
-            // A wait reachable from the store suppresses the finding: the
-            // store and its wait are often under correlated branches
-            // (`if leader`) that a path-insensitive analysis cannot pair.
-            if (mayAlias(key.first, where) &&
-                !reaches(indexOf(store), "bulk-wait")) {
+            if (mayAlias(std::get<0>(key), where)) {
               report("async-copy-pending", inst.op, store,
                      "'" + opcodeOf(inst.op) +
                          "' overwrites shared memory that the bulk store at " +
@@ -888,11 +918,33 @@ private:
         if (isEntry && (e.has("exit") || i == last))
           exitCheck(s, inst);
       }
-      if (e.has("bulk-store"))
+      for (unsigned id : inst.writes)
+        if (s.known.erase(id))
+          forget(s, [&](auto &key) { return std::get<2>(key) / 2 == int(id); });
+      if (e.has("bulk-store")) {
+        int condition = s.known.empty()
+                            ? -1
+                            : int(2 * s.known.back().first + s.known.back().second);
         for (const MemoryAccess &a : e.accesses)
           if (a.reads && a.isShared())
-            s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
-    });
+            s.map.insert({{baseOf(inst, a.operand), 0u, condition}, inst.op});
+      }
+    };
+    auto edge = [&](State &s, unsigned from, unsigned to) {
+      const Block &block = fn.blocks[from];
+      const Inst &last = fn.insts[block.end - 1];
+      if (last.op.getMnemonic() != "bra" || !last.predicated ||
+          block.succs.size() != 2 || block.succs[0] == block.succs[1])
+        return;
+      bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
+      bool value = fallThrough == bool(last.op.getGuardNegated());
+      unsigned id = last.guard;
+      s.known.erase(id);
+      s.known.insert({id, value});
+      int contradicted = int(2 * id + !value);
+      forget(s, [&](auto &key) { return std::get<2>(key) == contradicted; });
+    };
+    solve(fn, State(), transfer, edge);
   }
 
   //===------------------------------------------------------------------===//
@@ -960,6 +1012,171 @@ private:
       if (e.has("tcgen05-dealloc"))
         s.map.erase(kAlloc);
     });
+  }
+
+  //===------------------------------------------------------------------===//
+  // mbarrier-accounting: transaction bytes announced vs. bytes completed.
+  //===------------------------------------------------------------------===//
+
+  // A shared address as symbol + constant offset (a null symbol: a plain
+  // number), where it is known without running the kernel.
+  using ConstAddress = std::pair<StringAttr, int64_t>;
+
+  /// The constant address a register holds: its only writer is a `mov` of
+  /// a symbol, a `cvta` of one, or an `add`/`sub` of an immediate to one.
+  std::optional<ConstAddress> constAddressOfReg(unsigned id, unsigned depth) {
+    if (depth > 8)
+      return std::nullopt;
+    const Inst *writer = nullptr;
+    for (const Inst &inst : fn.insts)
+      if (llvm::is_contained(inst.writes, id)) {
+        if (writer || inst.predicated)
+          return std::nullopt;
+        writer = &inst;
+      }
+    if (!writer)
+      return std::nullopt;
+    StringRef m = writer->op.getMnemonic();
+    ArrayRef<Attribute> operands = writer->op.getPtxOperands().getValue();
+    if ((m == "mov" || m == "cvta" || m == "cvt") && operands.size() == 2)
+      return constAddress(*writer, operands[1], depth + 1);
+    if ((m == "add" || m == "sub") && operands.size() == 3) {
+      auto lhs = constAddress(*writer, operands[1], depth + 1);
+      auto rhs = constAddress(*writer, operands[2], depth + 1);
+      if (!lhs || !rhs || (m == "sub" && rhs->first) || (lhs->first && rhs->first))
+        return std::nullopt;
+      int64_t offset = m == "add" ? lhs->second + rhs->second
+                                  : lhs->second - rhs->second;
+      return ConstAddress{lhs->first ? lhs->first : rhs->first, offset};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ConstAddress> constAddress(const Inst &inst, Attribute a,
+                                           unsigned depth = 0) {
+    if (auto ref = dyn_cast<RegRefAttr>(a))
+      return constAddressOfReg(fn.idOf(inst.op.getArgs()[ref.getIndex()]), depth);
+    if (auto sym = dyn_cast<FlatSymbolRefAttr>(a))
+      return ConstAddress{sym.getAttr(), 0};
+    if (auto imm = dyn_cast<ImmAttr>(a))
+      return ConstAddress{StringAttr(), imm.getValue()};
+    if (auto addr = dyn_cast<AddrAttr>(a)) {
+      if (addr.getElements().size() != 1)
+        return std::nullopt;
+      return constAddress(inst, addr.getElements()[0], depth);
+    }
+    if (auto binary = dyn_cast<BinaryAttr>(a)) {
+      auto lhs = constAddress(inst, binary.getLhs(), depth);
+      auto rhs = constAddress(inst, binary.getRhs(), depth);
+      if (!lhs || !rhs || (lhs->first && rhs->first))
+        return std::nullopt;
+      if (binary.getOp() == "+")
+        return ConstAddress{lhs->first ? lhs->first : rhs->first,
+                            lhs->second + rhs->second};
+      if (binary.getOp() == "-" && !rhs->first)
+        return ConstAddress{lhs->first, lhs->second - rhs->second};
+    }
+    return std::nullopt;
+  }
+
+  static std::string describeAddress(const ConstAddress &at) {
+    std::string text = at.first ? at.first.getValue().str() : "";
+    if (at.second || text.empty())
+      text += (text.empty() ? "" : "+") + std::to_string(at.second);
+    return "[" + text + "]";
+  }
+
+  void checkMbarrierAccounting() {
+    // Per barrier: the announced and completed bytes, and their instructions.
+    struct Ledger {
+      uint64_t announced = 0, landing = 0;
+      SmallVector<Operation *, 2> announcements, copies;
+      bool unknown = false;
+    };
+    llvm::MapVector<ConstAddress, Ledger> ledgers;
+    // Symbols (null: any) some barrier operand names in a way not known
+    // statically: their barriers are not checked.
+    llvm::DenseSet<StringAttr> unknownBases;
+    bool anyUnknown = false;
+    auto note = [&](const Inst &inst, int addrOperand,
+                    std::optional<uint64_t> bytes, bool announce) {
+      ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+      std::optional<ConstAddress> at;
+      if (addrOperand >= 0 && unsigned(addrOperand) < operands.size())
+        at = constAddress(inst, operands[addrOperand]);
+      if (!at) {
+        StringAttr where = baseOf(inst, addrOperand);
+        if (where)
+          unknownBases.insert(where);
+        else
+          anyUnknown = true;
+        return;
+      }
+      Ledger &ledger = ledgers[*at];
+      if (!bytes) {
+        ledger.unknown = true;
+        return;
+      }
+      (announce ? ledger.announced : ledger.landing) += *bytes;
+      (announce ? ledger.announcements : ledger.copies).push_back(inst.op);
+    };
+    for (const Inst &inst : fn.insts) {
+      if (inst.op.getMnemonic() != "mbarrier" && inst.op.getMnemonic() != "cp")
+        continue;
+      std::string opcode = opcodeOf(inst.op);
+      ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+      if (inst.op.getMnemonic() == "mbarrier" &&
+          StringRef(opcode).contains("expect_tx")) {
+        int addr = -1;
+        for (auto [i, operand] : llvm::enumerate(operands))
+          if (isa<AddrAttr>(operand)) {
+            addr = i;
+            break;
+          }
+        std::optional<uint64_t> bytes;
+        if (addr >= 0)
+          bytes = immediate(inst, addr + 1);
+        note(inst, addr, bytes, /*announce=*/true);
+      } else if (StringRef(opcode).starts_with("cp.async.bulk") &&
+                 StringRef(opcode).contains("complete_tx") && !operands.empty()) {
+        // A tensor copy's box is in its descriptor, not in the PTX; a
+        // multicast or cta_group::2 copy completes bytes elsewhere too.
+        bool sized = !StringRef(opcode).contains(".tensor") &&
+                     !StringRef(opcode).contains("multicast") &&
+                     !StringRef(opcode).contains("cta_group");
+        std::optional<uint64_t> bytes;
+        if (sized)
+          bytes = immediate(inst, 2);
+        note(inst, operands.size() - 1, bytes, /*announce=*/false);
+      }
+    }
+    if (anyUnknown)
+      return;
+    for (auto &[at, ledger] : ledgers) {
+      if (ledger.unknown || ledger.announcements.empty() ||
+          ledger.copies.empty() || ledger.announced == ledger.landing ||
+          unknownBases.contains(at.first))
+        continue;
+      std::string lines, copies;
+      for (Operation *op : ledger.announcements)
+        lines += (lines.empty() ? "" : ", ") + lineOf(op);
+      for (Operation *op : ledger.copies)
+        copies += (copies.empty() ? "" : ", ") + lineOf(op);
+      bool tooMany = ledger.announced > ledger.landing;
+      report("mbarrier-accounting", ledger.announcements.front(),
+             ledger.copies.front(),
+             "mbarrier " + describeAddress(at) +
+                 ": arrive.expect_tx/expect_tx announce " +
+                 std::to_string(ledger.announced) + " transaction bytes (" +
+                 lines + ") but the copies that complete on it bring " +
+                 std::to_string(ledger.landing) + " (" + copies + "); " +
+                 std::to_string(ledger.announced) + " is " +
+                 (tooMany ? "too many: the phase never completes and the wait "
+                            "hangs"
+                          : "too few: the phase completes before all the data "
+                            "has landed") +
+                 "; announce " + std::to_string(ledger.landing));
+    }
   }
 
   //===------------------------------------------------------------------===//
@@ -1076,11 +1293,16 @@ private:
         }
       }
     }
+    // Counted once: recounting inside the loop made it cubic (minutes on
+    // the corpus's largest functions).
+    std::vector<unsigned> size(n);
+    for (unsigned b = 0; b < n; ++b)
+      size[b] = pdom[b].count();
     std::vector<int> ipdom(n, -1);
     for (unsigned b = 0; b < n; ++b) {
       // The strict post-dominator that all others post-dominate.
       for (unsigned c : pdom[b].set_bits())
-        if (c != b && pdom[c].count() == pdom[b].count() - 1)
+        if (c != b && size[c] == size[b] - 1)
           ipdom[b] = c;
     }
     return ipdom;

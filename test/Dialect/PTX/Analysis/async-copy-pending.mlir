@@ -25,8 +25,32 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst "cp.async.bulk.global.shared::cta.bulk_group" ([%rd0], [@buf], 1024) : b64
     pyptx.inst cp.async.bulk.commit_group
     pyptx.inst mov.u32 (%r0, 7) : b32
+    // expected-warning @+1 {{async-copy-pending: 'st.shared.u32' overwrites shared memory that the bulk store at}}
     pyptx.inst st.shared.u32 ([@buf], %r0) : b32
     pyptx.inst cp.async.bulk.wait_group.read (0)
+    pyptx.inst ret
+  }
+
+  // Clean: the store and its wait under two branches on the same leader
+  // predicate, not redefined between; the other threads write after the
+  // second branch has waited on the leader's path.
+  pyptx.func visible entry @leader_branches(param u64 @out) {
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    %tid = pyptx.sreg "%tid.x" : u32
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@skip_store)
+    pyptx.inst "cp.async.bulk.global.shared::cta.bulk_group" ([%rd0], [@buf], 1024) : b64
+    pyptx.inst cp.async.bulk.commit_group
+    pyptx.label @skip_store
+    pyptx.inst if not %p0 bra (@skip_wait)
+    pyptx.inst cp.async.bulk.wait_group.read (0)
+    pyptx.label @skip_wait
+    pyptx.inst mov.u32 (%r1, 7) : b32
+    pyptx.inst st.shared.u32 ([@buf], %r1) : b32
     pyptx.inst ret
   }
 
