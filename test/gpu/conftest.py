@@ -12,9 +12,21 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
 
-torch = pytest.importorskip("torch")
-if not torch.cuda.is_available():
-    pytest.skip("no GPU visible to PyTorch", allow_module_level=True)
+try:
+    import torch
+    NO_GPU = None if torch.cuda.is_available() else "no GPU visible to PyTorch"
+except ImportError:
+    torch, NO_GPU = None, "PyTorch is not installed"
+
+if NO_GPU:
+    # A skip raised from conftest itself is an error in pytest; skipping
+    # each module as it is collected reports every file as skipped instead.
+    class _SkippedModule(pytest.Module):
+        def collect(self):
+            pytest.skip(NO_GPU, allow_module_level=True)
+
+    def pytest_pycollect_makemodule(module_path, parent):
+        return _SkippedModule.from_parent(parent, path=module_path)
 
 
 @pytest.fixture(autouse=True)
