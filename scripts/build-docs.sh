@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the docs site (mkdocs.yml) into site/: mkdocs build --strict, so any
+# Builds the docs site (mkdocs.yml) into site/ ($DOCS_SITE_DIR): mkdocs build --strict, so any
 # warning (a broken link between pages, a missing anchor, a docstring that
 # does not render) fails the build, then scripts/check_docs_links.py checks
 # every internal link and anchor of the built HTML. External links are not
@@ -43,5 +43,6 @@ if [[ -n $missing ]]; then
   exit 1
 fi
 export NO_MKDOCS_2_WARNING=1   # mkdocs-material's notice about its successor
-python3 -m mkdocs build --strict --quiet
-python3 scripts/check_docs_links.py site
+site_dir=${DOCS_SITE_DIR:-site}   # where to build (the test builds into a temporary one)
+python3 -m mkdocs build --strict --quiet --site-dir "$site_dir"
+python3 scripts/check_docs_links.py "$site_dir"
