@@ -1,6 +1,7 @@
 """The docs site (mkdocs.yml): it builds with no warning and its internal
 links and anchors resolve (scripts/build-docs.sh); its API reference has a
-page for every public module; and the code of every guide is real:
+page for every public module; and the code of every guide (and of the
+home page) is real:
 
 - a ```python block runs (the blocks of one page in order, in one
   namespace, on the CPU: kernels are traced, not launched);
@@ -25,15 +26,17 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCS = os.path.join(ROOT, "docs")
 GUIDES = sorted(name for name in os.listdir(os.path.join(DOCS, "guides")) if name.endswith(".md"))
+PAGES_WITH_CODE = ["index.md"] + [f"guides/{name}" for name in GUIDES]
 FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```\s*$", re.S | re.M)
 EXCERPT = re.compile(r"^# excerpt of (\S+\.py)")
 GPU_ONLY = "# needs a GPU"
 
 
-def _api_modules():
+def _gen_api_docs():
+    """scripts/gen_api_docs.py, which names the public modules and names."""
     sys.path.insert(0, os.path.join(ROOT, "scripts"))
     try:
-        return importlib.import_module("gen_api_docs").MODULES
+        return importlib.import_module("gen_api_docs")
     finally:
         sys.path.pop(0)
 
@@ -67,16 +70,16 @@ def _in_order(expected, actual, what):
         at += 1
 
 
-@pytest.mark.parametrize("guide", GUIDES)
-def test_guide_code_runs(guide, monkeypatch):
+@pytest.mark.parametrize("page", PAGES_WITH_CODE)
+def test_page_code_runs(page, monkeypatch):
     monkeypatch.chdir(ROOT)  # guides name files relative to the repository
     monkeypatch.syspath_prepend(ROOT)  # and import examples.*
-    path = os.path.join(DOCS, "guides", guide)
+    path = os.path.join(DOCS, page)
     found = blocks(open(path, encoding="utf-8").read())
     namespace = {"__name__": "guide"}
     printed, checked = None, 0
     for language, code, line, before in found:
-        where = f"docs/guides/{guide}:{line}"
+        where = f"docs/{page}:{line}"
         if language == "text" and printed is not None and not before.strip():
             _in_order(code, printed, where)
             checked += 1
@@ -97,7 +100,7 @@ def test_guide_code_runs(guide, monkeypatch):
                 exec(compile(code, where, "exec"), namespace)
             printed = out.getvalue()
         checked += 1
-    assert checked, f"docs/guides/{guide} has no checked code"
+    assert checked, f"docs/{page} has no checked code"
 
 
 def test_every_guide_is_in_the_nav():
@@ -109,7 +112,7 @@ def test_every_guide_is_in_the_nav():
 def test_reference_has_a_page_per_public_module():
     """The modules scripts/gen_api_docs.py documents (its MODULES) are those
     of the site's reference, each in the nav."""
-    modules = _api_modules()
+    modules = _gen_api_docs().MODULES
     pages = sorted(name[:-3] for name in os.listdir(os.path.join(DOCS, "reference")))
     assert pages == sorted(modules)
     nav = _mkdocs_yml()
@@ -120,13 +123,15 @@ def test_reference_has_a_page_per_public_module():
 def test_ptx_reference_lists_the_facades_functions():
     """pyptx.ptx re-exports functions that mkdocstrings only renders when its
     page lists them: each function or class ptx offers is listed there or
-    defined in a pyptx.hw module (whose pages the ptx page links)."""
+    defined in a pyptx.hw module (whose pages the ptx page links). The
+    public names are gen_api_docs's (the plain API pages')."""
     import pyptx.ptx as ptx
     text = open(os.path.join(DOCS, "reference", "pyptx.ptx.md"), encoding="utf-8").read()
     listed = re.findall(r"^ {8}- (\w+)$", text, re.M)
     assert listed and all(hasattr(ptx, name) for name in listed), listed
-    for name, value in vars(ptx).items():
-        if name.startswith("_") or not (inspect.isfunction(value) or inspect.isclass(value)):
+    for name in _gen_api_docs()._public(ptx):
+        value = getattr(ptx, name)
+        if not (inspect.isfunction(value) or inspect.isclass(value)):
             continue
         origin = value.__module__
         if origin.startswith("pyptx.") and not origin.startswith("pyptx.hw."):
