@@ -4,13 +4,14 @@ page for every public module; and the code of every guide (and of the
 home page) is real:
 
 - a ```python block runs (the blocks of one page in order, in one
-  namespace, on the CPU: kernels are traced, not launched);
+  namespace, on the CPU: kernels are traced, not launched) without a
+  KernelWarning (the hazard checker's findings);
 - a ```text block right after a ```python block is what that block prints:
   each of its lines ends a printed line, in order (a line "..." skips any);
 - a block whose first line is ``# excerpt of PATH`` is a piece of that file
   of the repository: its lines end lines of the file, in order;
-- a block whose first line is ``# needs a GPU`` is compiled, not run
-  (test/gpu runs the examples it is taken from).
+- a block whose first line is ``# needs a GPU`` is compiled, not run (the
+  example kernels such blocks launch are launched by test/gpu).
 """
 import contextlib
 import importlib
@@ -20,8 +21,11 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 
 import pytest
+
+from pyptx.errors import KernelWarning
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DOCS = os.path.join(ROOT, "docs")
@@ -96,7 +100,10 @@ def test_page_code_runs(page, monkeypatch):
             compile(code, where, "exec")
         else:
             out = io.StringIO()
-            with contextlib.redirect_stdout(out):
+            with contextlib.redirect_stdout(out), warnings.catch_warnings():
+                # a guide's kernel has no hazard unless the guide shows one
+                # (and catches its warning itself)
+                warnings.simplefilter("error", KernelWarning)
                 exec(compile(code, where, "exec"), namespace)
             printed = out.getvalue()
         checked += 1
