@@ -10,9 +10,11 @@ home page) is real:
   each of its lines ends a printed line, in order (a line "..." skips any);
 - a block whose first line is ``# excerpt of PATH`` is a piece of that file
   of the repository: its lines end lines of the file, in order;
-- a block whose first line is ``# needs a GPU`` is compiled, not run (the
+- a block whose first line is ``# needs a GPU`` is compiled and what it
+  imports from pyptx and examples must exist, but it is not run (the
   example kernels such blocks launch are launched by test/gpu).
 """
+import ast
 import contextlib
 import importlib
 import inspect
@@ -74,6 +76,19 @@ def _in_order(expected, actual, what):
         at += 1
 
 
+def _check_imports(code, where):
+    """Compiles a block that needs a GPU, and checks that what it imports
+    from pyptx and the examples exists."""
+    tree = ast.parse(code, where)
+    compile(tree, where, "exec")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module.split(".")[0] in ("pyptx",
+                                                                               "examples"):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                assert hasattr(module, alias.name), f"{where}: {node.module}.{alias.name}"
+
+
 @pytest.mark.parametrize("page", PAGES_WITH_CODE)
 def test_page_code_runs(page, monkeypatch):
     monkeypatch.chdir(ROOT)  # guides name files relative to the repository
@@ -97,7 +112,7 @@ def test_page_code_runs(page, monkeypatch):
             source = open(os.path.join(ROOT, excerpt.group(1)), encoding="utf-8").read()
             _in_order(code.split("\n", 1)[1], source, where)
         elif first.startswith(GPU_ONLY):
-            compile(code, where, "exec")
+            _check_imports(code, where)
         else:
             out = io.StringIO()
             with contextlib.redirect_stdout(out), warnings.catch_warnings():
