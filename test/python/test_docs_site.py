@@ -169,6 +169,10 @@ def test_site_builds_without_warnings_and_its_links_resolve(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken links" in proc.stdout
     assert os.path.isfile(tmp_path / "site" / "reference" / "pyptx.ptx" / "index.html")
+    # scripts/docs_hooks.py: the docstrings' :mod: roles became links
+    page = (tmp_path / "site" / "reference" / "pyptx.kernel" / "index.html").read_text()
+    assert ":mod:" not in page
+    assert '<a href="../../reference/pyptx.kernel_trace/"><code>pyptx.kernel_trace' in page
 
 
 def test_link_check_finds_a_broken_anchor(tmp_path):
