@@ -8,6 +8,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh || exit 1
+# The docs site's pinned requirements (test_docs_site.py builds the site),
+# pip-installed only when missing.
+bash scripts/build-docs.sh --setup || exit 1
 bash scripts/build.sh || exit 1
 BUILD_DIR=${PYPTX_BUILD_DIR:-build}
 LOG=$(mktemp)
