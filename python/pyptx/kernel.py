@@ -274,10 +274,7 @@ class Kernel:
     def sass(self, **kwargs) -> str:
         """PTX -> cubin (ptxas) -> SASS (cuobjdump -sass, else nvdisasm).
         RuntimeError when the CUDA toolkit is missing or ptxas fails."""
-        disasm = toolchain.find_tool("cuobjdump") or toolchain.find_tool("nvdisasm")
-        if not disasm:
-            raise RuntimeError(f"Kernel.sass() needs the CUDA toolkit: cuobjdump or "
-                               f"nvdisasm not found on {toolchain.where_sought()}")
+        disasm = toolchain.require_any(("cuobjdump", "nvdisasm"), f"{self.name}.sass()")
         m = self.module(**kwargs)
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
             cubin, _ = toolchain.assemble(m.ptx, m.arch, tmp, lineinfo=self.lineinfo,

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 
+from pyptx.toolchain import pin_ptxas_for_runtime
+
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
     "u8": "u8", "b8": "u8", "u16": "u16", "b16": "u16", "u32": "u32", "b32": "u32",
@@ -95,11 +97,18 @@ def raw_env(kernel, bound: dict, template: dict) -> dict:
 
 def runtime():
     """pyptx._runtime, or an ImportError that says what is missing."""
+    global _ptxas_pinned
     try:
         from pyptx import _runtime
     except ImportError as e:
         raise ImportError(f"pyptx._runtime (the launch library) is not built: {e}") from e
+    if not _ptxas_pinned:  # one ptxas rule for Python and the C++ launch library
+        _ptxas_pinned = True
+        pin_ptxas_for_runtime()
     return _runtime
+
+
+_ptxas_pinned = False
 
 
 def check_arrays(kernel, inputs, array_type, what: str, dtype_of,
