@@ -9,7 +9,9 @@ runtime/jax.py) checks its arguments against the kernel's Tiles with
 from __future__ import annotations
 
 import inspect
+import logging
 
+from pyptx._log import logger
 from pyptx.toolchain import pin_ptxas_for_runtime
 
 # Raw parameter types -> the native plan's parameter kinds.
@@ -109,6 +111,15 @@ def runtime():
 
 
 _ptxas_pinned = False
+
+
+def log_compile(name: str, seconds: float) -> None:
+    """Logs how the last compile or first launch on this thread got its
+    cubin: from the runtime's cache (a hit) or from ptxas (a miss)."""
+    if logger.isEnabledFor(logging.INFO):
+        hit = runtime().last_compile_cached()
+        logger.info("%s: cubin %s (%.1f ms)", name,
+                    "from the cache" if hit else "compiled (cache miss)", seconds * 1e3)
 
 
 def check_arrays(kernel, inputs, array_type, what: str, dtype_of,
