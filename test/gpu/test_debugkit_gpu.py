@@ -44,8 +44,9 @@ def test_a_broken_mbarrier_wait_traps_with_its_name_and_line():
     assert timed_out, (proc.stdout, proc.stderr)
     assert timed_out[0].endswith(
         f"mbarrier wait timed out: mbar_0[0] (phase 0) at debugkit_kernels.py:{line}")
-    assert "CUDA_ERROR" in proc.stderr or "illegal instruction" in proc.stderr.lower() or \
-        "launch failed" in proc.stderr.lower(), proc.stderr[-2000:]
+    # trap ends the launch: the next synchronisation reports it.
+    assert "unspecified launch failure" in proc.stderr, proc.stderr[-2000:]
+    assert seconds < 60
     print(f"broken wait: trapped after {seconds:.1f} s (process), {len(timed_out)} lines")
 
 
