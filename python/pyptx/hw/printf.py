@@ -15,6 +15,7 @@ from pyptx._trace import get_ctx
 
 
 def require_debug(what: str):
+    """The trace context, or a KernelError when it is not a debug build."""
     ctx = get_ctx()
     if not getattr(ctx, "debug", False):
         fail(f"{what} needs a debug build: @kernel(..., debug=True), or set "
@@ -31,9 +32,10 @@ def _format_words(text: str) -> list[int]:
 
 
 def _store_format(text: str):
-    """A .global array holding `text` (declared before the kernel; filled by
-    this thread: PTX variables here take no initializer) and a u64 register
-    with its generic address. len/4 rounded up + 2 instructions."""
+    """A .global array holding `text` and a u64 register with its generic
+    address. The array is declared before the kernel, where the builder
+    declares variables without an initializer, so this thread writes the
+    words itself: len/4 rounded up stores + 2 instructions."""
     ctx = get_ctx()
     name = f"__pyptx_fmt{ctx.unique('debugkit_fmt')}"
     words = _format_words(text)
