@@ -32,7 +32,9 @@ into the global buffer `out` (a u64 pointer register); the returned
 """
 from __future__ import annotations
 
+import os
 import struct
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -323,6 +325,100 @@ def decode_beacons(dbg_tensor, sites=()) -> list:
     return found
 
 
+WAITMAP_MAX_SITES = 16
+
+
+@dataclass
+class WaitMap:
+    """Times every ``ptx.mbarrier.wait`` and ``ptx.bar.sync`` traced while
+    :meth:`active`: ``%clock`` before and after each, the difference added
+    to a per-thread counter of its site, named by the calling line
+    (``file.py:42``); ``flush`` writes a row of WAITMAP_MAX_SITES b32 words
+    per thread (row = the tid register given to ``attach``)::
+
+        wm = WaitMap()
+        wm.attach(dbg, tid)          # 16 counters, zeroed here
+        with wm.active():
+            ...                      # the kernel's waits, now timed
+        wm.flush()
+        # host: wm.decode(dbg_tensor, n_threads=384, roles={"producer": (0, 128)})
+
+    Each wait gains 2 ``mov`` of %clock, a ``sub`` and an ``add``."""
+
+    _sites: list = field(default_factory=list)
+    _accs: dict = field(default_factory=dict)
+    _ptr: Any = None
+    _row_off: Any = None
+
+    def site_names(self) -> list:
+        return list(self._sites)
+
+    def attach(self, dbg_ptr, tid_reg) -> None:
+        """This thread's row of the buffer at `dbg_ptr` (u64 global address)
+        and the counters: 2 + WAITMAP_MAX_SITES instructions."""
+        self._ptr = dbg_ptr
+        self._row_off = _reg.scalar(T.u64)
+        emit("mul.wide.u32", self._row_off, tid_reg, WAITMAP_MAX_SITES * 4)
+        emit("add.u64", self._row_off, self._row_off, dbg_ptr)
+        self._accs = {i: _reg.scalar(T.u32, init=0) for i in range(WAITMAP_MAX_SITES)}
+
+    @contextmanager
+    def active(self):
+        """Context manager: instrument waits emitted inside."""
+        if self._row_off is None:
+            fail("WaitMap.active() before attach()")
+        ctx = get_ctx()
+        previous = getattr(ctx, "wait_observer", None)
+        ctx.wait_observer = self
+        try:
+            yield self
+        finally:
+            ctx.wait_observer = previous
+
+    def before_wait(self):
+        """(Called by the waits) %clock before one."""
+        t0 = _reg.scalar(T.u32)
+        emit("mov.u32", t0, _reg.special("%clock"))
+        return t0
+
+    def after_wait(self, t0, loc) -> None:
+        """(Called by the waits) adds the cycles since `t0` to the site of
+        `loc` (file, line, column)."""
+        site = f"{os.path.basename(loc[0])}:{loc[1]}"
+        if site not in self._sites:
+            if len(self._sites) == WAITMAP_MAX_SITES:
+                fail(f"WaitMap keeps {WAITMAP_MAX_SITES} sites; {site} is one more")
+            self._sites.append(site)
+        acc = self._accs[self._sites.index(site)]
+        now = _reg.scalar(T.u32)
+        emit("mov.u32", now, _reg.special("%clock"))
+        emit("sub.u32", now, now, t0)
+        emit("add.u32", acc, acc, now)
+
+    def flush(self, pred=None) -> None:
+        """Writes the counters of the sites seen to this thread's row (guard
+        with a pred that selects one CTA to keep the buffer small)."""
+        for i in range(len(self._sites)):
+            emit("st.global.b32", Address(self._row_off, 4 * i), self._accs[i], pred=pred)
+
+    def decode(self, dbg_tensor, n_threads: int = 512, roles: dict | None = None) -> dict:
+        """Per role ({name: (lo_tid, hi_tid)}, default all threads) and per
+        site: {"total", "mean", "max"} cycles over the role's threads."""
+        data = _host_bytes(dbg_tensor)
+        words = struct.unpack(f"<{len(data) // 4}I", data[:len(data) // 4 * 4])
+        rows = [words[t * WAITMAP_MAX_SITES:(t + 1) * WAITMAP_MAX_SITES]
+                for t in range(min(n_threads, len(words) // WAITMAP_MAX_SITES))]
+        result = {}
+        for role, (lo, hi) in (roles or {"all": (0, len(rows))}).items():
+            chosen = rows[lo:hi]
+            result[role] = {site: {"total": sum(r[i] for r in chosen),
+                                   "mean": sum(r[i] for r in chosen) / max(len(chosen), 1),
+                                   "max": max((r[i] for r in chosen), default=0)}
+                            for i, site in enumerate(self._sites)}
+        return result
+
+
 __all__ = ["printf", "checked_wait", "checks_waits", "barrier_name", "dump", "dump_smem", "Dump",
            "format_dump", "timeout_ns", "DEFAULT_TIMEOUT_NS", "DebugKit", "n_slot_words",
-           "decode_beacons", "BEACON_MAGIC", "SLOT_WORDS", "DEFAULT_TIMEOUT_TRIES"]
+           "decode_beacons", "BEACON_MAGIC", "SLOT_WORDS", "DEFAULT_TIMEOUT_TRIES", "WaitMap",
+           "WAITMAP_MAX_SITES"]

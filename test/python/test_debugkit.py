@@ -187,3 +187,35 @@ def test_a_disabled_debugkit_is_a_plain_wait():
 
     text = plain.ptx()
     assert "mbarrier.try_wait" in text and "st.global" not in text
+
+
+def test_waitmap_times_the_waits_traced_while_active(assemble):
+    wm = debugkit.WaitMap()
+
+    @kernel(arch="sm_90a", block=(128, 1, 1))
+    def timed(DBG):
+        (dbg,) = ptx.global_ptrs(DBG)
+        tid = reg.scalar(u32)
+        ptx.inst.mov.u32(tid, ptx.special.tid.x())
+        wm.attach(dbg, tid)
+        bars = smem.mbarrier(1)
+        ptx.mbarrier.wait(bars[0], 0)          # not timed: before active()
+        with wm.active():
+            ptx.mbarrier.wait(bars[0], 0)      # <- site-a
+            ptx.bar.sync(1, 128)               # <- site-b
+        wm.flush()
+        ptx.ret()
+
+    text = timed.ptx()
+    assemble(text)
+    a, b = line_of(__file__, "# <- site-a"), line_of(__file__, "# <- site-b")
+    assert wm.site_names() == [f"test_debugkit.py:{a}", f"test_debugkit.py:{b}"]
+    assert text.count("%clock;") == 4 and text.count("mbarrier.try_wait") == 2
+    assert len(re.findall(r"st\.global\.b32 \[%rd\d+(\+4)?\]", text)) == 2
+    rows = [[10 * t, 100 + t] + [0] * 14 for t in range(4)]
+    buffer = struct.pack(f"<{4 * 16}I", *[w for row in rows for w in row])
+    assert wm.decode(buffer, n_threads=4, roles={"first": (0, 2), "rest": (2, 4)}) == {
+        "first": {f"test_debugkit.py:{a}": {"total": 10, "mean": 5.0, "max": 10},
+                  f"test_debugkit.py:{b}": {"total": 201, "mean": 100.5, "max": 101}},
+        "rest": {f"test_debugkit.py:{a}": {"total": 50, "mean": 25.0, "max": 30},
+                 f"test_debugkit.py:{b}": {"total": 205, "mean": 102.5, "max": 103}}}

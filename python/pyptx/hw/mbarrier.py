@@ -324,8 +324,18 @@ def wait(mbar, phase, *, pred=None):
     barrier and the calling line."""
     ctx = get_ctx()
     loc = user_loc()
+    observer = getattr(ctx, "wait_observer", None)  # a debugkit.WaitMap timing waits
+    t0 = observer.before_wait() if observer is not None else None
     if getattr(ctx, "debug", False):
-        return checked_wait(mbar, phase, pred=pred, loc=loc)
+        checked_wait(mbar, phase, pred=pred, loc=loc)
+    else:
+        _spin(ctx, mbar, phase, pred, loc)
+    if observer is not None:
+        observer.after_wait(t0, loc)
+
+
+def _spin(ctx, mbar, phase, pred, loc):
+    """wait's loop (see wait)."""
     head = f"$L__mbar_wait{ctx.unique('mbar_wait')}"
     done = head + "_done"
     address = as_address(mbar)  # any address arithmetic goes before the loop
