@@ -75,14 +75,20 @@ def printf(fmt: str, *values, where: bool = True) -> None:
     args = []
     if where:
         fmt = "[ctaid %u,%u,%u tid %u,%u,%u] " + fmt
-        for name in ("%ctaid.x", "%ctaid.y", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z"):
-            r = _reg.scalar(T.u32)
-            emit("mov.u32", r, _reg.special(name))
-            args.append((r, 4))
+        args += [(_special_u32("%ctaid." + axis), 4) for axis in "xyz"]
+        args += [(_special_u32("%tid." + axis), 4) for axis in "xyz"]
     args += [_argument(v) for v in values]
     format_address = _store_format(fmt)
     arguments = _store_arguments(args)
     _call_vprintf(format_address, arguments)
+
+
+def _special_u32(name):
+    """A u32 register holding special register `name` (one mov: ptxas
+    takes special registers only in mov and cvt)."""
+    r = _reg.scalar(T.u32)
+    emit("mov.u32", r, _reg.special(name))
+    return r
 
 
 def _store_arguments(args):
