@@ -154,12 +154,6 @@ def require_any(names, what="pyptx") -> str:
                        [entry for _, tried in searches for entry in tried])
 
 
-def where_sought() -> str:
-    """Where tools are sought, for short messages."""
-    return ("$PYPTX_<TOOL>, $CUDA_HOME/bin, $CUDA_PATH/bin, the nvidia-cuda-* wheels, "
-            "PATH" + "".join(f", {d}" for d in TOOL_DIRS))
-
-
 def pin_ptxas_for_runtime() -> None:
     """Gives the launch library (C++, which reads only $PYPTX_PTXAS, PATH
     and /usr/local/cuda/bin) the ptxas this resolver finds, so both use one
