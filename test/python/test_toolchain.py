@@ -131,3 +131,20 @@ def test_ptxas_runs_are_logged_with_their_time(caplog):
     messages = [r.getMessage() for r in caplog.records if r.name == "pyptx"]
     assert any(m.startswith("logged: ptxas -arch=sm_90a took ") and m.endswith(" ms")
                for m in messages), messages
+
+
+def test_the_launch_library_runs_the_ptxas_found_in_cuda_home(nothing_anywhere, monkeypatch):
+    from pyptx import runtime
+    root = nothing_anywhere
+    (root / "home" / "bin").mkdir(parents=True)
+    ptxas = root / "home" / "bin" / "ptxas"
+    ptxas.write_text(f'#!/bin/sh\necho "$@" >> {root}/ran\necho "V9.9.9"\n')
+    ptxas.chmod(0o755)
+    monkeypatch.setenv("CUDA_HOME", str(root / "home"))
+    monkeypatch.setenv("PYPTX_CACHE_DIR", str(root / "cubins"))
+    monkeypatch.setattr(runtime, "_ptxas_pinned", False)
+    # The fake writes nothing into the (empty) output file ptxas is given.
+    assert runtime.runtime().compile_ptx(".version 8.5\n.target sm_90a\n", "sm_90a",
+                                         "k") == b""
+    calls = (root / "ran").read_text().splitlines()
+    assert calls[0] == "--version" and calls[1].startswith("-arch=sm_90a -o ")
