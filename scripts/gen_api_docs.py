@@ -19,7 +19,7 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 MODULES = ["pyptx", "pyptx.kernel", "pyptx.kernel_trace", "pyptx.raw_params",
            "pyptx.toolchain", "pyptx.occupancy", "pyptx.reg", "pyptx.smem", "pyptx.ptx", "pyptx.types",
            "pyptx.specs", "pyptx.wgmma_layout", "pyptx.cache", "pyptx.jax_support",
-           "pyptx.torch_support", "pyptx.compiled", "pyptx.aot", "pyptx.autotune",
+           "pyptx.torch_support", "pyptx.compiled", "pyptx.aot", "pyptx.autotune", "pyptx.debugkit",
            "pyptx.hw.warp", "pyptx.hw.warpgroup", "pyptx.hw.wgmma_layout",
            "pyptx.hw.descriptors", "pyptx.hw.tma", "pyptx.hw.cp_async", "pyptx.hw.mbarrier",
            "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc",

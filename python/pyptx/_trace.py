@@ -101,16 +101,27 @@ def user_loc() -> tuple[str, int, int]:
 
 # -- the context --------------------------------------------------------------
 
+# add_function_full's arguments for ``.extern .func (.param .b32 status)
+# vprintf(.param .b64 format, .param .b64 valist);`` (pyptx.debugkit.printf).
+VPRINTF_DECLARATION = (
+    "vprintf", "func", "extern",
+    [("param", "format", "b64", 1, 0, False, "", 0, []),
+     ("param", "valist", "b64", 1, 0, False, "", 0, [])],
+    [("param", "status", "b32", 1, 0, False, "", 0, [])], [], False, False, False)
+
 class TraceContext:
     def __init__(self, *, version, target, name, params, directives,
-                 lineinfo=False, isa_policy="strict", loc=("", 0, 0)):
+                 lineinfo=False, isa_policy="strict", loc=("", 0, 0), debug=False):
         self.native = native()
         self.target = target
         self.version = version
         self.lineinfo = lineinfo
         self.isa_policy = isa_policy
+        self.debug = debug
         self.module = self._call(self.native.Module, version, target, 64,
                                  isa_policy, loc=loc)
+        if debug:  # ptxas wants a function declared before the kernel calls it
+            self._call(self.module.add_function_full, *VPRINTF_DECLARATION, loc=loc)
         self.func = self._call(self.module.add_function, name, True, params,
                                directives, "visible", loc, loc=loc)
         self.counters: dict[str, int] = {}

@@ -14,11 +14,21 @@ driver version, ptxas version) and the configs. A key seen before in this
 process reuses its choice; one seen before on this machine reads it from
 ``<cache dir>/autotune/<kernel>-<hash>.json`` (the cache dir is the
 runtime's: $PYPTX_CACHE_DIR, else $XDG_CACHE_HOME/pyptx, else
-~/.cache/pyptx). Otherwise every config is launched and timed (CUDA events
-through PyTorch for torch tensors: warm-up launches, then the median of
-`reps`; else wall-clock around a synchronised launch), configs that fail
-(too much shared memory, a shape they don't divide) are recorded and
-skipped, and the fastest is written to the file.
+~/.cache/pyptx). Otherwise every config is launched and timed as a benchmark is: `warmup`
+launches, then the median of `reps`, each timed alone (CUDA events through
+PyTorch for torch tensors, with the L2 cache flushed before each by a write
+of a buffer twice its size; else wall-clock around a synchronised launch).
+Configs that fail (too much shared memory, a shape they don't divide) are
+recorded and skipped, and the fastest is written to the file.
+
+A kernel that writes one of its arguments (accumulates into it, say) would
+see another config's results there: name such arguments in
+``restore_value=[...]`` (copied before tuning, copied back before every
+timed launch and after tuning) or ``reset_to_zero=[...]`` (zeroed before
+every timed launch and after tuning), as Triton's autotuner takes them.
+
+Timings and the choice go to the ``pyptx`` logger (info); with
+``PYPTX_PRINT_AUTOTUNING=1`` they are printed as well.
 
 Anything callable with the configs as keywords can be tuned, not only a
 @kernel (a Python function that launches several kernels, say).
@@ -38,6 +48,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from pyptx._log import logger
 from pyptx.kernel import Kernel
 from pyptx.toolchain import find_tool
 
@@ -107,18 +118,38 @@ def describe_device(index: int = 0) -> dict:
             "driver": driver.value, "ptxas": ptxas_version()}
 
 
-def cuda_event_timer(warmup: int = 3, reps: int = 20) -> Callable[[Callable], float]:
+def _l2_flusher():
+    """A function that evicts the current device's L2 cache: a write of a
+    buffer twice its size (256 MiB where torch does not say)."""
+    import torch
+    props = torch.cuda.get_device_properties(torch.cuda.current_device())
+    size = 2 * getattr(props, "L2_cache_size", 0) or 256 << 20
+    buffer = torch.empty(size // 4, dtype=torch.int32, device="cuda")
+    return buffer.zero_
+
+
+def cuda_event_timer(warmup: int = 3, reps: int = 20,
+                     flush_l2: bool = True) -> Callable[..., float]:
     """A timer: `warmup` runs, then the median over `reps` runs of the
     milliseconds between CUDA events recorded around each (PyTorch's
-    current stream)."""
+    current stream). Before each run, outside the events: ``setup()``
+    (restoring written arguments) and, with `flush_l2`, a write of a buffer
+    twice the L2's size, so every run starts with a cold cache."""
     import torch
 
-    def time_it(run) -> float:
+    def time_it(run, setup=None) -> float:
+        flush = _l2_flusher() if flush_l2 else None
         for _ in range(warmup):
+            if setup:
+                setup()
             run()
         torch.cuda.synchronize()
         times = []
         for _ in range(reps):
+            if setup:
+                setup()
+            if flush:
+                flush()
             start, end = (torch.cuda.Event(enable_timing=True) for _ in range(2))
             start.record()
             run()
@@ -129,11 +160,11 @@ def cuda_event_timer(warmup: int = 3, reps: int = 20) -> Callable[[Callable], fl
     return time_it
 
 
-def wall_timer(warmup: int = 3, reps: int = 20) -> Callable[[Callable], float]:
+def wall_timer(warmup: int = 3, reps: int = 20) -> Callable[..., float]:
     """A timer for arrays other than torch's: the median wall-clock
     milliseconds of a run and the wait for its results (JAX's
     block_until_ready where the results have it, else a device-wide
-    synchronize)."""
+    synchronize); ``setup()`` runs before each, untimed."""
     def wait(result):
         jax = sys.modules.get("jax")
         if jax is not None and any(hasattr(leaf, "block_until_ready")
@@ -143,16 +174,76 @@ def wall_timer(warmup: int = 3, reps: int = 20) -> Callable[[Callable], float]:
             from pyptx import _runtime
             _runtime.synchronize()
 
-    def time_it(run) -> float:
+    def time_it(run, setup=None) -> float:
         for _ in range(warmup):
+            if setup:
+                setup()
             wait(run())
         times = []
         for _ in range(reps):
+            if setup:
+                setup()
             start = time.perf_counter()
             wait(run())
             times.append((time.perf_counter() - start) * 1e3)
         return statistics.median(times)
     return time_it
+
+
+def _takes_setup(timer) -> bool:
+    try:
+        return "setup" in inspect.signature(timer).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+class _Restorer:
+    """The arguments a tuning must put back: copies of the restore_value
+    ones (taken before tuning), and the reset_to_zero ones."""
+
+    def __init__(self, arguments: dict, restore_value, reset_to_zero):
+        self.saved = {n: _copy(arguments[n]) for n in restore_value if n in arguments}
+        self.zeroed = [arguments[n] for n in reset_to_zero if n in arguments]
+        self.arguments = arguments
+
+    def __bool__(self):
+        return bool(self.saved or self.zeroed)
+
+    def __call__(self):
+        for name, copy in self.saved.items():
+            _assign(self.arguments[name], copy)
+        for value in self.zeroed:
+            _assign(value, 0)
+
+
+def _copy(value):
+    if hasattr(value, "clone"):
+        return value.clone()
+    if hasattr(value, "copy"):
+        return value.copy()
+    raise TypeError(f"autotune: cannot keep a copy of a {type(value).__name__} "
+                    f"(restore_value takes arrays written in place)")
+
+
+def _assign(target, value):
+    """Writes `value` (an array or 0) into `target` in place."""
+    if hasattr(target, "copy_"):      # torch
+        if isinstance(value, int):
+            target.zero_()
+        else:
+            target.copy_(value)
+    else:                              # NumPy and alike
+        target[...] = value
+
+
+def _printing() -> bool:
+    return os.environ.get("PYPTX_PRINT_AUTOTUNING", "") not in ("", "0")
+
+
+def _report(message: str) -> None:
+    logger.info("%s", message)
+    if _printing():
+        print(message, flush=True)
 
 
 def _default_cache_dir() -> Path:
@@ -169,7 +260,8 @@ class Autotuned:
 
     def __init__(self, fn, configs: Sequence[dict], *, timer=None, cache_dir=None,
                  device: dict | Callable[[int], dict] | None = None, warmup: int = 3,
-                 reps: int = 20):
+                 reps: int = 20, restore_value: Sequence[str] = (),
+                 reset_to_zero: Sequence[str] = (), flush_l2: bool = True):
         configs = [dict(c) for c in configs]
         if not configs:
             raise ValueError("autotune: configs is empty; give at least one dict of "
@@ -183,7 +275,16 @@ class Autotuned:
                                      f"not template parameters of {fn.name} "
                                      f"({list(known)})")
         self.fn, self.configs = fn, configs
-        self.timer, self.warmup, self.reps = timer, warmup, reps
+        self.timer, self.warmup, self.reps, self.flush_l2 = timer, warmup, reps, flush_l2
+        self.arg_names = _argument_names(fn)
+        for what, names in (("restore_value", restore_value),
+                            ("reset_to_zero", reset_to_zero)):
+            unknown = [n for n in names if n not in self.arg_names]
+            if unknown and self.arg_names is not None:
+                raise ValueError(f"autotune: {what} names {unknown}, which are not "
+                                 f"arguments of {getattr(fn, 'name', fn)} "
+                                 f"({self.arg_names})")
+        self.restore_value, self.reset_to_zero = list(restore_value), list(reset_to_zero)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.device = device
         self._identity = kernel_identity(fn)
@@ -255,8 +356,10 @@ class Autotuned:
         if chosen is None:
             self._check_kwargs(kwargs)
             key = self.key(*args, **kwargs)
-            chosen = self._chosen[signature] = (self._read(key)
-                                                or self._tune(key, args, kwargs))
+            stored = self._read(key)
+            if stored is not None:
+                logger.info("autotune %s: %s from %s", self.__name__, stored, self._path(key))
+            chosen = self._chosen[signature] = stored or self._tune(key, args, kwargs)
         return chosen
 
     def tune(self, *args, **kwargs) -> dict:
@@ -282,19 +385,34 @@ class Autotuned:
         if self.timer is not None:
             return self.timer
         if any(type(a).__module__.startswith("torch") for a in args):
-            return cuda_event_timer(self.warmup, self.reps)
+            return cuda_event_timer(self.warmup, self.reps, self.flush_l2)
         return wall_timer(self.warmup, self.reps)
+
+    def _time(self, timer, run, restore) -> float:
+        if not restore:
+            return float(timer(run))
+        if _takes_setup(timer):
+            return float(timer(run, setup=restore))
+        return float(timer(lambda: (restore(), run())[1]))  # restoring is timed too
 
     def _tune(self, key, args, kwargs) -> dict:
         timer = self._timer(args)
+        named = dict(zip(self.arg_names or (), args), **kwargs)
+        restore = _Restorer(named, self.restore_value, self.reset_to_zero)
         results = []
-        for config in self.configs:
+        for n, config in enumerate(self.configs, 1):
             try:
-                ms = float(timer(lambda: self.fn(*args, **config, **kwargs)))
+                ms = self._time(timer, lambda: self.fn(*args, **config, **kwargs), restore)
                 results.append({"config": _plain(config), "ms": ms})
+                _report(f"autotune {self.__name__} [{n}/{len(self.configs)}] {config}: "
+                        f"{ms:.4f} ms")
             except Exception as e:  # a config that cannot run is skipped, with why
                 results.append({"config": _plain(config),
                                 "error": f"{type(e).__name__}: {e}"})
+                _report(f"autotune {self.__name__} [{n}/{len(self.configs)}] {config}: "
+                        f"failed: {type(e).__name__}: {e}")
+        if restore:
+            restore()  # the call itself sees the arguments as they were given
         digest = self._hash(key)
         self.results[digest] = results
         timed = [i for i, r in enumerate(results) if "ms" in r]
@@ -302,6 +420,8 @@ class Autotuned:
             raise RuntimeError(f"autotune {self.__name__}: every config failed:\n" + "\n".join(
                 f"  {r['config']}: {r['error']}" for r in results))
         best = min(timed, key=lambda i: results[i]["ms"])  # ties: the first listed
+        _report(f"autotune {self.__name__}: chose {self.configs[best]} "
+                f"({results[best]['ms']:.4f} ms) for {key['args']}")
         self._write(key, {"key": key, "best": best, "config": _plain(self.configs[best]),
                           "results": results,
                           "tuned_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")})
@@ -323,8 +443,22 @@ class Autotuned:
         return f"<pyptx.Autotuned {self.__name__}: {len(self.configs)} configs>"
 
 
+def _argument_names(fn):
+    """The names of `fn`'s positional arguments (a @kernel's tensors), or
+    None where they cannot be known."""
+    if isinstance(fn, Kernel):
+        return list(fn.tensor_names)
+    try:
+        kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        return [p.name for p in inspect.signature(fn).parameters.values() if p.kind in kinds]
+    except (TypeError, ValueError):
+        return None
+
+
 def autotune(configs: Sequence[dict], *, timer=None, cache_dir=None, device=None,
-             warmup: int = 3, reps: int = 20) -> Callable[[Any], Autotuned]:
+             warmup: int = 3, reps: int = 20, restore_value: Sequence[str] = (),
+             reset_to_zero: Sequence[str] = (),
+             flush_l2: bool = True) -> Callable[[Any], Autotuned]:
     """Decorator: ``@autotune(configs=[{...}, ...])`` over a @kernel (or any
     callable taking the configs' keys as keywords) -> Autotuned.
 
@@ -332,10 +466,16 @@ def autotune(configs: Sequence[dict], *, timer=None, cache_dir=None, device=None
     (default: CUDA events for torch tensors, else wall-clock; warmup and
     reps set them). cache_dir: where the choices are kept (default
     <runtime cache dir>/autotune). device: a dict describing the machine
-    instead of asking the driver (name, capability, driver, ptxas)."""
+    instead of asking the driver (name, capability, driver, ptxas).
+    restore_value / reset_to_zero: names of arguments the function writes,
+    put back between timed launches (see the module docstring). flush_l2:
+    whether the CUDA-event timer evicts the L2 before each timed launch.
+    A timer taking ``setup=`` gets the restoring as setup (untimed); one
+    taking only the run times it with the run."""
     def wrap(fn) -> Autotuned:
         return Autotuned(fn, configs, timer=timer, cache_dir=cache_dir, device=device,
-                         warmup=warmup, reps=reps)
+                         warmup=warmup, reps=reps, restore_value=restore_value,
+                         reset_to_zero=reset_to_zero, flush_l2=flush_l2)
     return wrap
 
 

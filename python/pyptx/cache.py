@@ -27,6 +27,7 @@ import json
 import os
 import re
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -163,8 +164,11 @@ class CubinCache:
 def _compile(entry: CacheEntry) -> bytes:
     """The entry's cubin through the runtime's cache (a read when it is
     there)."""
-    from pyptx.runtime import runtime
-    return runtime().compile_ptx(entry.ptx_source, entry.key.arch, entry.key.fn_id)
+    from pyptx.runtime import log_compile, runtime
+    start = time.perf_counter()
+    cubin = runtime().compile_ptx(entry.ptx_source, entry.key.arch, entry.key.fn_id)
+    log_compile(entry.key.fn_id, time.perf_counter() - start)
+    return cubin
 
 
 def _write(path: Path, text: str) -> None:

@@ -27,7 +27,7 @@ import warnings
 from dataclasses import asdict, dataclass
 
 from pyptx.errors import KernelError, KernelWarning
-from pyptx.toolchain import ToolFailed, assemble, find_tool, run_tool, where_sought
+from pyptx.toolchain import ToolFailed, assemble, find_tool, require_any, run_tool
 
 SPILL_POLICIES = ("error", "warn", "ignore")
 
@@ -166,8 +166,7 @@ class CompiledKernel:
         else ``nvdisasm``. RuntimeError without either tool."""
         nvdisasm, cuobjdump = find_tool("nvdisasm"), find_tool("cuobjdump")
         if not (nvdisasm or cuobjdump):
-            raise RuntimeError(f"CompiledKernel.sass() needs the CUDA toolkit: cuobjdump "
-                               f"or nvdisasm not found on {where_sought()}")
+            require_any(("cuobjdump", "nvdisasm"), "CompiledKernel.sass()")  # raises
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
             path = os.path.join(tmp, f"{self.name}.cubin")
             with open(path, "wb") as f:

@@ -108,8 +108,10 @@ class Kernel:
                  reqntid: tuple[int, ...] | None = None,
                  raw_directives: Sequence[tuple[str, tuple]] | None = None,
                  lineinfo: bool = False, isa_policy: str = "strict",
-                 writes: Sequence[str] = (), hazards: str | None = None):
+                 writes: Sequence[str] = (), hazards: str | None = None,
+                 debug: bool = False):
         self.fn = fn
+        self._debug = bool(debug)
         self.isa_policy = isa_policy
         self.hazards = hazards
         self.name = fn.__name__
@@ -260,6 +262,12 @@ class Kernel:
             return params + [tuple(p) for p in self.raw_params], []
         return params, self.raw_params
 
+    @property
+    def debug(self) -> bool:
+        """Whether traces are debug builds: debug=True, or
+        $PYPTX_DEBUG_MBARRIER set (not 0) when the kernel is traced."""
+        return self._debug or os.environ.get("PYPTX_DEBUG_MBARRIER", "") not in ("", "0")
+
     def module(self, **kwargs) -> TracedModule:
         """Traces the kernel for these template/shape kwargs. (The original
         pyptx returns its IR Module here; ours gives the traced module:
@@ -274,10 +282,7 @@ class Kernel:
     def sass(self, **kwargs) -> str:
         """PTX -> cubin (ptxas) -> SASS (cuobjdump -sass, else nvdisasm).
         RuntimeError when the CUDA toolkit is missing or ptxas fails."""
-        disasm = toolchain.find_tool("cuobjdump") or toolchain.find_tool("nvdisasm")
-        if not disasm:
-            raise RuntimeError(f"Kernel.sass() needs the CUDA toolkit: cuobjdump or "
-                               f"nvdisasm not found on {toolchain.where_sought()}")
+        disasm = toolchain.require_any(("cuobjdump", "nvdisasm"), f"{self.name}.sass()")
         m = self.module(**kwargs)
         with tempfile.TemporaryDirectory(prefix="pyptx-") as tmp:
             cubin, _ = toolchain.assemble(m.ptx, m.arch, tmp, lineinfo=self.lineinfo,
@@ -376,7 +381,7 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
            grid: Any = None, block=(1, 1, 1), cluster=(1, 1, 1), smem: int = 0,
            raw_params=None, extern_smem: bool | str = False, reqntid=None,
            raw_directives=None, lineinfo: bool = False, isa_policy: str = "strict",
-           writes=(), hazards: str | None = None):
+           writes=(), hazards: str | None = None, debug: bool = False):
     """Decorator: ``@kernel`` or ``@kernel(arch="sm_100a", ...)`` -> Kernel.
 
     arch: the target ("sm_80", "sm_90a", "sm_100a", or "auto": $PYPTX_ARCH,
@@ -401,12 +406,15 @@ def kernel(fn: Callable | None = None, *, arch: str = "sm_90a",
     frameworks then treat them as mutated (torch.compile's mutates_args,
     JAX's input_output_aliases).
     hazards: "warn" (default; $PYPTX_HAZARDS overrides), "error" or "off":
-    what the hazard checker's findings do (pyptx.hazards, docs/hazards.md)."""
+    what the hazard checker's findings do (pyptx.hazards, docs/hazards.md).
+    debug=True (or $PYPTX_DEBUG_MBARRIER=1 when the kernel is traced):
+    mbarrier waits time out and trap with their name and line, and
+    pyptx.debugkit.printf works (docs/debugging.md)."""
     options = dict(arch=arch, version=version, in_specs=in_specs, out_specs=out_specs,
                    grid=grid, block=block, cluster=cluster, smem=smem,
                    raw_params=raw_params, extern_smem=extern_smem, reqntid=reqntid,
                    raw_directives=raw_directives, lineinfo=lineinfo,
-                   isa_policy=isa_policy, writes=writes, hazards=hazards)
+                   isa_policy=isa_policy, writes=writes, hazards=hazards, debug=debug)
     if fn is not None:
         return Kernel(fn, **options)
     return lambda f: Kernel(f, **options)

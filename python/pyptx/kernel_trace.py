@@ -111,7 +111,7 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
     with TraceContext(version=version, target=target, name=kernel.name,
                       params=params, directives=kernel._directive_list,
                       lineinfo=kernel.lineinfo, isa_policy=kernel.isa_policy,
-                      loc=kernel._loc) as ctx:
+                      loc=kernel._loc, debug=kernel.debug) as ctx:
         for p in added:
             ctx.add_param(p.name, p.type, p.align, p.count, loc=kernel._loc)
         ctx.dynamic_smem = dynamic

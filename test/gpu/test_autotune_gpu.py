@@ -80,3 +80,51 @@ def test_autotune_picks_times_and_caches(tmp_path):
     assert again.config_for(torch.randn(1 << 18, device="cuda")) == {"DELAY": 4096}
     assert timer.runs == 3
     assert len(list(tmp_path.glob("delayed-*.json"))) == 2
+
+
+@kernel(arch="sm_90a", in_specs=(Tile("N", f32), Tile("N", f32)), out_specs=(),
+        grid=lambda N: (N // 128, 1, 1), block=(128, 1, 1), writes=("ACC",))
+def accumulate(X, ACC, *, DELAY=0):
+    """ACC += X (in place), after DELAY dependent FMAs that change nothing."""
+    px, pacc = ptx.global_ptrs(X, ACC)
+    tid = reg.from_(ptx.special.tid.x(), u32)
+    cta = reg.from_(ptx.special.ctaid.x(), u32)
+    i = reg.scalar(u32)
+    ptx.inst.mad.lo.u32(i, cta, 128, tid)
+    offset = reg.scalar(u64)
+    ptx.inst.mul.wide.u32(offset, i, 4)
+    px += offset
+    pacc += offset
+    x, acc = reg.scalar(f32), reg.scalar(f32)
+    ptx.ld(x, ptx.addr(px))
+    ptx.ld(acc, ptx.addr(pacc))
+    spin = reg.from_(x, f32)
+    if DELAY:
+        for _ in ptx.range_(DELAY):
+            ptx.fma(spin, spin, 0.5, 0.25)
+    ptx.add(acc, acc, x)
+    ptx.fma(acc, spin, 0.0, acc)
+    ptx.st(ptx.addr(pacc), acc)
+    ptx.ret()
+
+
+def test_autotune_restores_what_the_kernel_accumulates_into(tmp_path):
+    """Every config (3 warm-up + 20 timed launches each) adds X into ACC;
+    with restore_value the call after tuning sees ACC as given and adds X
+    once. Without it the sum holds every timed launch (the check can fail)."""
+    x = torch.randn(1 << 22, device="cuda")
+    acc0 = torch.randn(1 << 22, device="cuda")
+    acc = acc0.clone()
+    tuned = autotune(configs=CONFIGS, cache_dir=tmp_path / "restored",
+                     restore_value=["ACC"])(accumulate)
+    tuned(x, acc)
+    torch.cuda.synchronize()
+    assert torch.equal(acc, acc0 + x)
+    ms = [r["ms"] for r in json.loads(tuned.cache_path(x, acc).read_text())["results"]]
+    assert tuned.config_for(x, acc) == {"DELAY": 0} and ms[0] > ms[1], ms
+    print(f"autotune with restore_value and L2 flush: DELAY 4096/0/1024 -> {ms} ms")
+
+    piled = acc0.clone()
+    autotune(configs=CONFIGS, cache_dir=tmp_path / "piled")(accumulate)(x, piled)
+    torch.cuda.synchronize()
+    assert not torch.equal(piled, acc0 + x)

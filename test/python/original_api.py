@@ -266,6 +266,26 @@ CubinCache.clear(self, *, disk=False)
 get_global_cache()
 set_global_cache(cache)
 
+[pyptx.debugkit]
+BEACON_MAGIC = 48812
+SLOT_WORDS = 8
+DEFAULT_TIMEOUT_TRIES = 3000000
+WAITMAP_MAX_SITES = 16
+DebugKit(enabled=False, timeout_tries=3000000)
+DebugKit.attach(self, dbg_ptr, slot_reg)
+DebugKit.wait(self, mbar, phase, *, site, extra=0)
+DebugKit.stamp(self)
+DebugKit.accumulate(self, name, t0)
+DebugKit.flush(self)
+DebugKit.decode(self, dbg_tensor)
+n_slot_words(n_slots)
+WaitMap()
+WaitMap.site_names(self)
+WaitMap.attach(self, dbg_ptr, tid_reg)
+WaitMap.active(self)
+WaitMap.flush(self, pred=None)
+WaitMap.decode(self, dbg_tensor, n_threads=512, roles=None)
+
 [pyptx.jax_support]
 CubinRecord(handle, ptx_source, kernel_name, smem_bytes=0, grid=(1, 1, 1), block=(1, 1, 1), cu_function=None, module=None, cubin_bytes=None)
 CubinRegistry()

@@ -234,3 +234,93 @@ def test_a_chosen_call_costs_a_lookup(tmp_path):
     for _ in range(3):
         assert t(x) == 1.0
     assert asked == [0] and t.timer.runs == 3
+
+
+# -- measuring: restoring written arguments, progress ----------------------------------
+
+def accumulate(x, acc, *, BM):
+    """Adds x into acc (as a kernel accumulating into its output would);
+    "takes" MS[BM] ms."""
+    acc += x
+    return MS[BM]
+
+
+class SetupTimer:
+    """A timer that takes setup=: runs setup, then the run, 3 times; logs
+    the order."""
+
+    def __init__(self):
+        self.log = []
+
+    def __call__(self, run, setup=None):
+        for _ in range(3):
+            if setup:
+                setup()
+                self.log.append("setup")
+            self.log.append("run")
+            ms = run()
+        return ms
+
+
+@pytest.mark.parametrize("timer", [FakeTimer, SetupTimer])
+def test_restore_value_keeps_a_configs_writes_from_the_next(tmp_path, timer):
+    x = np.arange(4, dtype=np.float32)
+    acc = np.full(4, 10, np.float32)
+    t = Autotuned(accumulate, CONFIGS, timer=timer(), cache_dir=tmp_path, device=H100,
+                  restore_value=["acc"])
+    assert t.config_for(x, acc) == {"BM": 128}
+    assert np.array_equal(acc, np.full(4, 10, np.float32))   # as it was given
+    t(x, acc)
+    assert np.array_equal(acc, 10 + x)                       # one launch's worth
+    if timer is SetupTimer:
+        assert t.timer.log == ["setup", "run"] * 9
+
+
+def test_reset_to_zero_zeroes_before_each_run_and_after(tmp_path):
+    x = np.ones(4, np.float32)
+    acc = np.full(4, 5, np.float32)
+    seen = []
+
+    def accumulate_and_look(x, acc, *, BM):
+        seen.append(acc.copy())
+        acc += x
+        return MS[BM]
+
+    t = Autotuned(accumulate_and_look, CONFIGS, timer=FakeTimer(), cache_dir=tmp_path,
+                  device=H100, reset_to_zero=["acc"])
+    t.config_for(x, acc=acc)
+    assert all(not s.any() for s in seen) and len(seen) == 3
+    assert not acc.any()
+
+
+def test_without_restoring_the_writes_pile_up(tmp_path):
+    x = np.ones(4, np.float32)
+    acc = np.zeros(4, np.float32)
+    Autotuned(accumulate, CONFIGS, timer=FakeTimer(), cache_dir=tmp_path,
+              device=H100).config_for(x, acc)
+    assert np.array_equal(acc, np.full(4, 3, np.float32))   # the check above can fail
+
+
+def test_restore_names_must_be_arguments(tmp_path):
+    with pytest.raises(ValueError, match=r"restore_value names \['out'\], which are not "
+                                         r"arguments of .*\['x', 'acc'\]"):
+        Autotuned(accumulate, CONFIGS, restore_value=["out"])
+
+
+def test_progress_and_choice_are_printed_and_logged(tmp_path, monkeypatch, capsys, caplog):
+    import logging
+    monkeypatch.setenv("PYPTX_PRINT_AUTOTUNING", "1")
+    x = np.zeros((1024, 64), np.float32)
+    with caplog.at_level(logging.INFO, logger="pyptx"):
+        tuned(tmp_path).config_for(x)
+    printed = capsys.readouterr().out.splitlines()
+    assert printed == [
+        "autotune matmul_like [1/3] {'BM': 64}: 3.0000 ms",
+        "autotune matmul_like [2/3] {'BM': 128}: 1.0000 ms",
+        "autotune matmul_like [3/3] {'BM': 256}: 2.0000 ms",
+        "autotune matmul_like: chose {'BM': 128} (1.0000 ms) for "
+        "[{'dtype': 'float32', 'shape': [1024, 64]}]"]
+    assert [r.getMessage() for r in caplog.records if r.name == "pyptx"] == printed
+    monkeypatch.delenv("PYPTX_PRINT_AUTOTUNING")
+    tuned(tmp_path).config_for(np.zeros((512, 64), np.float32))
+    assert capsys.readouterr().out == ""

@@ -138,5 +138,5 @@ def test_facts_cover_every_documented_page():
     modules = {m for m, _ in CASES}
     assert modules == {"pyptx", "pyptx.kernel", "pyptx.reg", "pyptx.smem", "pyptx.ptx",
                        "pyptx.types", "pyptx.specs", "pyptx.wgmma_layout", "pyptx.cache",
-                       "pyptx.jax_support", "pyptx.torch_support"}
+                       "pyptx.jax_support", "pyptx.torch_support", "pyptx.debugkit"}
     assert len(CASES) > 250

@@ -13,4 +13,5 @@ original pyptx's ``ptx.*`` names (see pyptx.ptx):
 - ``cluster``    ``barrier.cluster.*``, ``mapa``, remote arrives
 - ``fence``      ``fence.*`` and CTA barriers (``bar.sync``, named barriers)
 - ``tcgen05``    Blackwell ``tcgen05.*`` (descriptors in ``tcgen05_desc``)
+- ``printf``     device-side ``vprintf`` calls (``pyptx.debugkit.printf``)
 """

@@ -9,6 +9,7 @@ thread issues ``fence.proxy.async.shared::cta`` (one CTA) or
 from __future__ import annotations
 
 from pyptx._inst import Namespace, emit, fail
+from pyptx._trace import get_ctx, user_loc
 
 
 def proxy_async(*, pred=None):
@@ -59,10 +60,15 @@ def sync(n=0, count=None, *, pred=None):
     """``bar.sync n[, count];`` -- waits until `count` threads (default: all
     of the CTA) have reached barrier `n` (0-15; an int or a register)."""
     _check_barrier(n, count)
+    ctx = get_ctx()
+    observer = getattr(ctx, "wait_observer", None)  # a debugkit.WaitMap timing waits
+    t0 = observer.before_wait() if observer is not None else None
     if count is None:
         emit("bar.sync", n, pred=pred)
     else:
         emit("bar.sync", n, count, pred=pred)
+    if observer is not None:
+        observer.after_wait(t0, user_loc())
 
 
 class NamedBarrier:

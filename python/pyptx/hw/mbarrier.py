@@ -35,12 +35,15 @@ transaction bytes ... but the copies ... bring M".
 """
 from __future__ import annotations
 
+import os
+
 from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx._inst import Namespace, as_address, emit, fail
 from pyptx.hw import cluster as _cluster
 from pyptx._operands import Address, operand, symbol_operand
 from pyptx._trace import get_ctx, user_loc
+from pyptx.hw.printf import escape, printf, require_debug
 from pyptx.errors import KernelError
 
 # -- barrier objects in shared memory (smem.mbarrier makes them) -------------------
@@ -314,9 +317,25 @@ def wait(mbar, phase, *, pred=None):
         @!p bra $L__mbar_waitN;
 
     With ``pred``, threads where it is false skip the loop: one more branch
-    before it (``@!pred bra $L__mbar_waitN_done``) and the label after it."""
+    before it (``@!pred bra $L__mbar_waitN_done``) and the label after it.
+
+    In a debug build (``@kernel(debug=True)``, $PYPTX_DEBUG_MBARRIER=1) it is
+    ``pyptx.debugkit.checked_wait``: it traps after a timeout, naming the
+    barrier and the calling line."""
     ctx = get_ctx()
     loc = user_loc()
+    observer = getattr(ctx, "wait_observer", None)  # a debugkit.WaitMap timing waits
+    t0 = observer.before_wait() if observer is not None else None
+    if getattr(ctx, "debug", False):
+        checked_wait(mbar, phase, pred=pred, loc=loc)
+    else:
+        _spin(ctx, mbar, phase, pred, loc)
+    if observer is not None:
+        observer.after_wait(t0, loc)
+
+
+def _spin(ctx, mbar, phase, pred, loc):
+    """wait's loop (see wait)."""
     head = f"$L__mbar_wait{ctx.unique('mbar_wait')}"
     done = head + "_done"
     address = as_address(mbar)  # any address arithmetic goes before the loop
@@ -331,6 +350,73 @@ def wait(mbar, phase, *, pred=None):
 
 def _negate(p):
     return p.reg if isinstance(p, _reg.NegPred) else ~p
+
+
+# -- checked waits (debug builds) ------------------------------------------------------
+
+DEFAULT_TIMEOUT_NS = 2_000_000_000
+
+
+def timeout_ns() -> int:
+    """$PYPTX_DEBUG_MBARRIER_TIMEOUT_NS, else DEFAULT_TIMEOUT_NS."""
+    value = os.environ.get("PYPTX_DEBUG_MBARRIER_TIMEOUT_NS", "")
+    return int(value) if value.strip() else DEFAULT_TIMEOUT_NS
+
+
+def barrier_name(mbar) -> str:
+    """What a timeout message calls barrier `mbar`."""
+    name = getattr(mbar, "name", None)
+    if isinstance(name, str):
+        index = getattr(mbar, "idx", None)
+        return name if index is None else f"{name}[{index}]"
+    if isinstance(mbar, _reg.Reg):
+        return f"the barrier at {mbar.name}"
+    return repr(mbar)
+
+
+def checked_wait(mbar, phase, *, name: str | None = None, timeout: int | None = None,
+                 pred=None, loc=None) -> None:
+    """Waits for the phase with parity `phase` like ``ptx.mbarrier.wait``,
+    but gives up after `timeout` ns (default :func:`timeout_ns`): then the
+    thread prints ``mbarrier wait timed out: <name> (phase p) at
+    file:line`` and executes ``trap``. Needs a debug build. Emits, besides
+    the labels: a ``mov`` of %globaltimer, then per spin ``try_wait``, a
+    branch out, a ``mov`` of %globaltimer, ``sub``, ``setp``, a branch back;
+    after the loop the printf (see :func:`printf`) and ``trap``; with
+    `pred`, one branch around it all."""
+    ctx = require_debug("debugkit.checked_wait")
+    file, line, _ = loc or user_loc()
+    label = f"$L__dk_wait{ctx.unique('debugkit_wait')}"
+    address = as_address(mbar)
+    if pred is not None:
+        emit("bra", label + "_done", pred=_negate(pred))
+    start, now = _reg.scalar(T.u64), _reg.scalar(T.u64)
+    emit("mov.u64", start, _reg.special("%globaltimer"))
+    ctx.label(label, loc=user_loc())
+    done = try_wait(address, phase)
+    emit("bra", label + "_done", pred=done)
+    emit("mov.u64", now, _reg.special("%globaltimer"))
+    emit("sub.u64", now, now, start)
+    waiting = _reg.scalar(T.pred)
+    emit("setp.lt.u64", waiting, now, timeout if timeout is not None else timeout_ns())
+    emit("bra", label, pred=waiting)
+    where = f"{os.path.basename(file)}:{line}" if file else "?"
+    shown = isinstance(phase, int)
+    printf(f"mbarrier wait timed out: {escape(name or barrier_name(mbar))} "
+           f"(phase {phase if shown else '%u'}) at {escape(where)}\n",
+           *(() if shown else (_as_u32(phase),)))
+    emit("trap")
+    ctx.label(label + "_done", loc=user_loc())
+
+
+def _as_u32(phase):
+    if isinstance(phase, _reg.Reg) and phase.dtype.bits == 32:
+        return phase
+    fail(f"debugkit.checked_wait: phase must be 0, 1 or a 32-bit register, got {phase!r}")
+
+
+def escape(text: str) -> str:
+    return text.replace("%", "%%")
 
 
 # -- barrier arrays -------------------------------------------------------------------

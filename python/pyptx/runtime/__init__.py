@@ -9,6 +9,10 @@ runtime/jax.py) checks its arguments against the kernel's Tiles with
 from __future__ import annotations
 
 import inspect
+import logging
+
+from pyptx._log import logger
+from pyptx.toolchain import pin_ptxas_for_runtime
 
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
@@ -95,11 +99,27 @@ def raw_env(kernel, bound: dict, template: dict) -> dict:
 
 def runtime():
     """pyptx._runtime, or an ImportError that says what is missing."""
+    global _ptxas_pinned
     try:
         from pyptx import _runtime
     except ImportError as e:
         raise ImportError(f"pyptx._runtime (the launch library) is not built: {e}") from e
+    if not _ptxas_pinned:  # one ptxas rule for Python and the C++ launch library
+        _ptxas_pinned = True
+        pin_ptxas_for_runtime()
     return _runtime
+
+
+_ptxas_pinned = False
+
+
+def log_compile(name: str, seconds: float) -> None:
+    """Logs how the last compile or first launch on this thread got its
+    cubin: from the runtime's cache (a hit) or from ptxas (a miss)."""
+    if logger.isEnabledFor(logging.INFO):
+        hit = runtime().last_compile_cached()
+        logger.info("%s: cubin %s (%.1f ms)", name,
+                    "from the cache" if hit else "compiled (cache miss)", seconds * 1e3)
 
 
 def check_arrays(kernel, inputs, array_type, what: str, dtype_of,

@@ -17,12 +17,13 @@ from __future__ import annotations
 import importlib
 import itertools
 import os
+import time
 import weakref
 
 import torch
 
 from pyptx import types as T
-from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
+from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays, log_compile,
                            fill_raw, launch_kind, output_shapes, raw_env,
                            runtime, split_raw)
 
@@ -202,11 +203,15 @@ class TorchLauncher:
             tensors = {name: (t.data_ptr(), tuple(t.shape)) for name, t in
                        zip(self.kernel.tensor_names, [*inputs, *outputs])}
             maps = launch.launch.tensor_maps(tensors)
+        first = launch.launch._plan is None  # this launch compiles or reads the cache
+        start = time.perf_counter() if first else 0.0
         # On the tensors' device, whatever CUDA context this thread has
         # (torch's current device can differ from it: docs/design.md 11).
         launch.launch.plan.launch_on(index, _current_stream(index),
                                      *[t.data_ptr() for t in inputs],
                                      *[t.data_ptr() for t in outputs], *raws, *maps)
+        if first:
+            log_compile(f"{self.kernel.name} first launch", time.perf_counter() - start)
         if SYNC_LAUNCHES:
             try:
                 torch.cuda.synchronize(index)
