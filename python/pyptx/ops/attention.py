@@ -73,13 +73,6 @@ def _check(q, k, v, cu_q, cu_k, max_q, max_k, causal, softmax_scale, window, lay
     for name, x in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
         if x is not None and str(x.dtype) not in ("int32", "torch.int32"):
             _refuse(f"{name} must be int32, not {x.dtype}")
-    if torch_side:
-        tensors = [(n, x) for n, x in zip(names + ("cu_seqlens_q", "cu_seqlens_k"),
-                                          (q, k, v, cu_q, cu_k)) if x is not None]
-        devices = {str(x.device) for _, x in tensors}
-        if len(devices) != 1 or q.device.type != "cuda":
-            _refuse("q, k, v (and cu_seqlens) must be on one CUDA device; got "
-                    + ", ".join(f"{n} on {x.device}" for n, x in tensors))
     for name, value in (("max_seqlen_q", max_q), ("max_seqlen_k", max_k)):
         if value is not None and (type(value) is not int or value < 0):
             _refuse(f"{name} must be a non-negative int, not {value!r}")
@@ -91,6 +84,13 @@ def _check(q, k, v, cu_q, cu_k, max_q, max_k, causal, softmax_scale, window, lay
         _refuse(f"head_dim={args['head_dim']} is not supported (64 or 128)")
     if args["heads"] % args["heads_kv"]:
         _refuse(f"heads_q={args['heads']} is not a multiple of heads_kv={args['heads_kv']}")
+    if torch_side:
+        tensors = [(n, x) for n, x in zip(names + ("cu_seqlens_q", "cu_seqlens_k"),
+                                          (q, k, v, cu_q, cu_k)) if x is not None]
+        devices = {str(x.device) for _, x in tensors}
+        if len(devices) != 1 or q.device.type != "cuda":
+            _refuse("q, k, v (and cu_seqlens) must be on one CUDA device; got "
+                    + ", ".join(f"{n} on {x.device}" for n, x in tensors))
     return args
 
 
