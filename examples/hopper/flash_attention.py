@@ -71,7 +71,8 @@ from pyptx.pipeline import (AttentionScheduler, PingPong, Ring, consumer_role,  
                             prefetch_descriptors, producer_role, store_direct)
 from pyptx.pipeline.attention import (SequenceMask, SequenceWork,  # noqa: E402
                                       kernel_arguments, sequence_tma_desc)
-from pyptx.pipeline.attention import reference as attention_reference  # noqa: E402
+# reference(q, k, v, causal, softmax_scale=, window=): the float64 maths (NumPy)
+from pyptx.pipeline.attention import reference  # noqa: E402,F401
 from pyptx.pipeline.roles import CONSUMER_REGS, PRODUCER_REGS  # noqa: E402,F401
 from pyptx.pipeline.wgmma_gemm import wgmma_descriptor  # noqa: E402
 from pyptx.errors import KernelError  # noqa: E402
@@ -425,13 +426,13 @@ class Consumer:
             over = limits[self._half(i)] < self._column(i)
             ptx.inst.mov.f32(self.s[i], NEG_INF, pred=over)
 
-    def softmax(self, first):
+    def softmax(self, first, safe=None):
         """P = ex2(S*scale - m) in place in S, with m the running row max
         (scaled); alpha = ex2(m_old - m_new); l = l*alpha + rowsum(P).
         Masked kernels: a row with no key yet has m = -inf; its exponents
         are then taken against 0 (P = 0, alpha = 0), never -inf - -inf."""
         scale = self.cfg.scale_log2
-        safe = self.cfg.masked
+        safe = self.cfg.masked if safe is None else safe
         s = self.s
         for h in range(2):
             mine = [s[i] for i in range(BN // 2) if self._half(i) == h]
@@ -482,10 +483,10 @@ class Consumer:
             ptx.inst.mov.f32(self.l[h], 0.0)
             ptx.inst.mov.f32(self.m[h], NEG_INF)
 
-    def _mask(self, mask, first):
+    def _mask_first(self, mask):
         if isinstance(mask, SequenceMask):
             mask.apply(self.s, BN)
-        elif mask is not None and first:
+        elif mask is not None:
             self.mask_diagonal(mask)
 
     def tile(self, work, limits):
@@ -507,25 +508,15 @@ class Consumer:
         self.turns.give()
         ptx.wgmma.wait_group(0)
         self.free(self.k, k_stage)
-        self._mask(limits, first=True)
+        self._mask_first(limits)
         self.softmax(first=True)
         self.pack_p()
 
+        # a SequenceMask masks the blocks that cross a bound (a uniform branch
+        # in the step; a mask-free copy of the step measured no faster)
+        mask = (lambda: limits.apply(self.s, BN)) if isinstance(limits, SequenceMask) else None
         for _ in ptx.range_(0, n_blocks - 1):
-            k_stage = self.k.wait()
-            self.turns.take()
-            self.issue_qk(k_stage)
-            self.rescale_o()                  # while S is computed
-            v_stage = self.v.wait()
-            self.issue_pv(v_stage)
-            self.turns.give()
-            ptx.wgmma.wait_group(1)           # S is done; P V still runs
-            self.free(self.k, k_stage)
-            self._mask(limits, first=False)
-            self.softmax(first=False)
-            ptx.wgmma.wait_group(0)
-            self.free(self.v, v_stage)
-            self.pack_p()
+            self._block(mask, safe=self.cfg.masked)
 
         if self.cfg.persistent:      # the tile's last S is done: Q may be replaced
             ptx.mbarrier.arrive(self.tiles.q_empty[0], pred=self.frees)
@@ -534,6 +525,25 @@ class Consumer:
         self.issue_pv(v_stage)
         ptx.wgmma.wait_group(0)
         self.free(self.v, v_stage)
+
+    def _block(self, mask, safe):
+        """One step of the block loop: S_j = Q K_j^T and O += P_{j+1} V_{j+1}
+        issued, the softmax of S_j while P V runs (mask() first, if any)."""
+        k_stage = self.k.wait()
+        self.turns.take()
+        self.issue_qk(k_stage)
+        self.rescale_o()                  # while S is computed
+        v_stage = self.v.wait()
+        self.issue_pv(v_stage)
+        self.turns.give()
+        ptx.wgmma.wait_group(1)           # S is done; P V still runs
+        self.free(self.k, k_stage)
+        if mask is not None:
+            mask()
+        self.softmax(first=False, safe=safe)
+        ptx.wgmma.wait_group(0)
+        self.free(self.v, v_stage)
+        self.pack_p()
 
     def _normalise(self):
         """O /= l and LSE = (m + log2 l) * ln 2 (natural log of the unscaled
@@ -756,16 +766,12 @@ _KERNELS: dict = {}
 def flash_attention(q, k, v, causal: bool = False, *, softmax_scale=None, window=(-1, -1),
                     layout: str = "bhsd", cu_seqlens_q=None, cu_seqlens_k=None,
                     max_seqlen_q=None, max_seqlen_k=None, **options):
-    """(O, LSE) for bf16, contiguous q, k, v, PyTorch tensors (eager,
-    torch.compile, CUDA graphs) or JAX arrays. layout "bhsd": (batch, heads,
-    seq, D), "bshd": (batch, seq, heads, D); k and v may have fewer heads
-    (dividing q's) and another length. With cu_seqlens_q/k (int32, batch+1
-    cumulative offsets) and max_seqlen_q/k: packed sequences, q (total_q,
-    heads, D), k and v (total_k, heads_kv, D). O has q's shape; LSE is
-    (batch, heads, seq_q) f32, (heads, total_q) packed. Causal is aligned
-    bottom-right (query i sees keys j <= i + seq_k - seq_q); a row that sees
-    no key gets O = 0 and LSE = +inf. The kernel is built once per shape and
-    options (see build_flash_attention)."""
+    """(O, LSE) for bf16, contiguous q, k, v (PyTorch tensors or JAX arrays):
+    layout "bhsd" (batch, heads, seq, D) or "bshd" (batch, seq, heads, D);
+    k and v may have fewer heads and another length; packed: q (total_q,
+    heads, D), k and v (total_k, heads_kv, D), cu_seqlens_q/k (int32,
+    batch+1 offsets), max_seqlen_q/k. LSE: (batch, heads, seq_q) f32,
+    packed (heads, total_q). The kernel is built once per shape and options."""
     args = kernel_arguments(q, k, v, causal=causal, softmax_scale=softmax_scale,
                             window=window, layout=layout, cu_seqlens_q=cu_seqlens_q,
                             cu_seqlens_k=cu_seqlens_k, max_seqlen_q=max_seqlen_q,
@@ -792,13 +798,6 @@ def run(kern, q, k, v, cu_seqlens_q=None, cu_seqlens_k=None):
                       v.reshape((1,) + tuple(v.shape)), cu_seqlens_q, cu_seqlens_k)
         return o.reshape(q.shape), lse
     return kern(q, k, v)
-
-
-def reference(q, k, v, causal: bool = False, *, softmax_scale=None, window=(-1, -1)):
-    """(O, LSE) in float64 NumPy for (batch, heads, seq, D) q and (batch,
-    heads_kv, seq_k, D) k, v: pyptx.pipeline.attention.reference (scale
-    1/sqrt(D) by default, causal = right edge 0, bottom-right aligned)."""
-    return attention_reference(q, k, v, causal, softmax_scale=softmax_scale, window=window)
 
 
 def main(argv=None):

@@ -236,34 +236,50 @@ class SequenceMask:
         self.blk = reg.from_(work.n_hi - 1, s32) if not isinstance(work.n_hi, int) \
             else reg.scalar(s32, init=work.n_hi - 1)
 
-    def apply(self, scores, bn):
-        """Masks `scores` for the current block (blk), then steps blk down."""
-        from .. import ptx
-        start = self.blk * bn
+    def crosses(self, bn):
+        """The predicate: the current block (blk) crosses a bound of the
+        warpgroup's rows (two setp at most, and an or)."""
+        self.start = self.blk * bn
         crosses = []
         if self.min_hi is not None:
-            crosses.append(start > self.min_hi - (bn - 1))
+            crosses.append(self.start > self.min_hi - (bn - 1))
         if self.max_lo is not None:
-            crosses.append(start < self.max_lo)
-        need = crosses[0] if len(crosses) == 1 else crosses[0] | crosses[1]
-        with ptx.if_(need):
-            for h in range(2):
-                hi = None
-                if self.right >= 0:
-                    hi = self.base[h] + self.right - start
-                    if self.tail:
-                        hi = hi.min(self.tail_lim - start)
-                elif self.tail:
-                    hi = self.tail_lim - start
-                lo = self.base[h] - self.left - start if self.left >= 0 else None
-                for i in range(self.regs):
-                    if self.half(i) != h:
-                        continue
-                    if hi is not None:
-                        ptx.inst.mov.f32(scores[i], float("-inf"), pred=hi < self.column(i))
-                    if lo is not None:
-                        ptx.inst.mov.f32(scores[i], float("-inf"), pred=lo > self.column(i))
+            crosses.append(self.start < self.max_lo)
+        return crosses[0] if len(crosses) == 1 else crosses[0] | crosses[1]
+
+    def mask(self, scores):
+        """-inf where a score's key is outside its row's range (the block of
+        the last crosses())."""
+        from .. import ptx
+        start = self.start
+        for h in range(2):
+            hi = None
+            if self.right >= 0:
+                hi = self.base[h] + self.right - start
+                if self.tail:
+                    hi = hi.min(self.tail_lim - start)
+            elif self.tail:
+                hi = self.tail_lim - start
+            lo = self.base[h] - self.left - start if self.left >= 0 else None
+            for i in range(self.regs):
+                if self.half(i) != h:
+                    continue
+                if hi is not None:
+                    ptx.inst.mov.f32(scores[i], float("-inf"), pred=hi < self.column(i))
+                if lo is not None:
+                    ptx.inst.mov.f32(scores[i], float("-inf"), pred=lo > self.column(i))
+
+    def step(self):
+        """On to the next block (the one before)."""
         self.blk -= 1
+
+    def apply(self, scores, bn):
+        """Masks `scores` for the current block where it crosses a bound (a
+        uniform branch), then steps to the next block."""
+        from .. import ptx
+        with ptx.if_(self.crosses(bn)):
+            self.mask(scores)
+        self.step()
 
 
 def reference(q, k, v, causal: bool = False, *, softmax_scale=None, window=(-1, -1)):
