@@ -33,9 +33,11 @@ from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -233,10 +235,10 @@ def write_files(rows, out, device, variants):
 
 # -- feature rows: GQA, odd lengths, packed sequences ------------------------------------
 
-def feature_rows(heads, reps, seed=0):
-    """(name, kind, arguments) of the feature rows, each beside a dense row of
-    the same tokens (the 'vs' entry): D = 128, 65536 tokens."""
-    rng = __import__("random").Random(seed)
+def feature_rows(heads, seed=0):
+    """(name, shape, causal, vs) of the feature rows: vs names the dense row of
+    the same tokens each is compared with (D = 128, about 65536 tokens)."""
+    rng = random.Random(seed)
     lens, total = [], 0
     while total < 65536:                      # random lengths 1..8192 summing to 64k
         n = min(rng.randint(1, 8192), 65536 - total)
@@ -246,9 +248,9 @@ def feature_rows(heads, reps, seed=0):
     for causal in (False, True):
         rows += [
             (f"dense B16 H{heads} S4096", dict(B=16, H=heads, Hk=heads, S=4096), causal, None),
-            (f"GQA B16 H32/8 S4096", dict(B=16, H=32, Hk=8, S=4096), causal,
-             f"dense B16 H32/32 S4096"),
-            (f"dense B16 H32/32 S4096", dict(B=16, H=32, Hk=32, S=4096), causal, None),
+            ("GQA B16 H32/8 S4096", dict(B=16, H=32, Hk=8, S=4096), causal,
+             "dense B16 H32/32 S4096"),
+            ("dense B16 H32/32 S4096", dict(B=16, H=32, Hk=32, S=4096), causal, None),
             (f"odd B65 H{heads} S1000", dict(B=65, H=heads, Hk=heads, S=1000), causal,
              f"dense B64 H{heads} S1024"),
             (f"dense B64 H{heads} S1024", dict(B=64, H=heads, Hk=heads, S=1024), causal, None),
@@ -267,13 +269,13 @@ def run_features(heads, reps):
     torch = _torch()
     from examples.hopper import flash_attention as fa
     D, done = 128, {}
-    for name, shape, causal, vs in feature_rows(heads, reps):
+    for name, shape, causal, vs in feature_rows(heads):
         config = f"{name}{' causal' if causal else ''}"
         row = dict(config=config, causal=causal, D=D)
         try:
             if "lens" in shape:
                 lens, H = shape["lens"], shape["H"]
-                cu = torch.tensor([0] + list(__import__("itertools").accumulate(lens)),
+                cu = torch.tensor([0] + list(itertools.accumulate(lens)),
                                   dtype=torch.int32, device="cuda")
                 T = int(cu[-1])
                 pairs = sum(n * (n + 1) // 2 if causal else n * n for n in lens)
@@ -324,7 +326,7 @@ def run_features(heads, reps):
     # rows whose dense partner came later
     for config, row in done.items():
         name = config.replace(" causal", "")
-        vs = next((r[3] for r in feature_rows(heads, reps) if r[0] == name), None)
+        vs = next((r[3] for r in feature_rows(heads) if r[0] == name), None)
         other = done.get(f"{vs}{' causal' if row['causal'] else ''}") if vs else None
         if other is not None and "ours_tflops" in row and "ours_tflops" in other:
             row["ratio_dense_same_tokens"] = row["ours_tflops"] / other["ours_tflops"]
