@@ -85,14 +85,16 @@ def _from_bhsd(packed, layout):
 
 def _kernel_backward(do, q, k, v, o, lse, cu_q, causal, scale, window, layout):
     """The Hopper backward kernel's gradients, or None where it is missing
-    or does not take the case (packed sequences, a window, shapes it
-    refuses); grouped K/V heads are expanded for it and their gradients
-    summed over the group."""
+    or does not take the case (packed sequences, a window, unequal lengths,
+    shapes it refuses); grouped K/V heads are expanded for it and their
+    gradients summed over the group."""
     kernel = backward_kernel()
     if kernel is None or cu_q is not None or tuple(window) != (-1, -1):
         return None
     qb, kb, vb, ob, dob, lseb = (x.contiguous() for x in _as_bhsd((q, k, v, o, do), lse,
                                                                    False, layout))
+    if qb.shape[2] != kb.shape[2]:      # the causal alignment of unequal lengths is ours
+        return None
     group = qb.shape[1] // kb.shape[1]
     if group > 1:
         kb, vb = kb.repeat_interleave(group, 1), vb.repeat_interleave(group, 1)
