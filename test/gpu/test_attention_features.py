@@ -204,6 +204,27 @@ def test_op_autograd_matches_float64(layout, Hk, Sq, Sk, causal, window):
         assert err <= O_TOL, f"{name}: relative error {err:.3e}"
 
 
+def test_op_backward_uses_the_kernel_where_it_exists(monkeypatch):
+    """Dense, equal lengths, no window: the Hopper backward kernel, not the
+    float32 recomputation (which is made to fail here)."""
+    from pyptx.ops import _kernels, attention_torch, flash_attention
+    if _kernels.backward_kernel() is None:
+        pytest.skip("examples/hopper/flash_attention_bwd.py is not in this tree")
+
+    def refuse(*args):
+        raise AssertionError("the float32 recomputation ran")
+    monkeypatch.setattr(attention_torch, "math_backward", refuse)
+    B, S, H, Hk, D = 2, 512, 8, 2, 128
+    leaves = [randn(B, S, h, D, seed=i).requires_grad_() for i, h in enumerate((H, Hk, Hk))]
+    do = randn(B, S, H, D, seed=7)
+    flash_attention(*leaves, causal=True).backward(do)
+    ref_o, ref_grads = grads64(*(x.detach().transpose(1, 2) for x in leaves),
+                               do.transpose(1, 2), True, (-1, -1))
+    for leaf, want in zip(leaves, ref_grads):
+        err = ((leaf.grad.transpose(1, 2).double() - want).norm() / want.norm()).item()
+        assert err <= O_TOL, err
+
+
 def test_op_packed_autograd_matches_float64():
     from pyptx.ops import flash_attention
     lens = [1, 17, 0, 127, 129, 300]
