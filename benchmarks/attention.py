@@ -22,14 +22,22 @@ attention.json and attention.png (matplotlib) under --out.
 usage: attention.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
                     [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
                     [--variants tile,persistent,...]
+       attention.py --features [--heads H] [--reps N] [--out DIR]
+
+--features: D=128 rows of the general kernel, each beside the dense row of
+the same tokens: grouped-query (32 Q / 8 KV heads), odd lengths (S = 1000,
+4097), packed sequences (random lengths 1..8k summing to 64k tokens), causal
+and not; sdpa's flash backend beside the dense and GQA ones.
 """
 from __future__ import annotations
 
 import argparse
 import csv
+import itertools
 import json
 import math
 import os
+import random
 import statistics
 import sys
 import time
@@ -224,6 +232,120 @@ def write_files(rows, out, device, variants):
     plt.close(fig)
 
 
+
+# -- feature rows: GQA, odd lengths, packed sequences ------------------------------------
+
+def feature_rows(heads, seed=0):
+    """(name, shape, causal, vs) of the feature rows: vs names the dense row of
+    the same tokens each is compared with (D = 128, about 65536 tokens)."""
+    rng = random.Random(seed)
+    lens, total = [], 0
+    while total < 65536:                      # random lengths 1..8192 summing to 64k
+        n = min(rng.randint(1, 8192), 65536 - total)
+        lens.append(n)
+        total += n
+    rows = []
+    for causal in (False, True):
+        rows += [
+            (f"dense B16 H{heads} S4096", dict(B=16, H=heads, Hk=heads, S=4096), causal, None),
+            ("GQA B16 H32/8 S4096", dict(B=16, H=32, Hk=8, S=4096), causal,
+             "dense B16 H32/32 S4096"),
+            ("dense B16 H32/32 S4096", dict(B=16, H=32, Hk=32, S=4096), causal, None),
+            (f"odd B65 H{heads} S1000", dict(B=65, H=heads, Hk=heads, S=1000), causal,
+             f"dense B64 H{heads} S1024"),
+            (f"dense B64 H{heads} S1024", dict(B=64, H=heads, Hk=heads, S=1024), causal, None),
+            (f"odd B15 H{heads} S4097", dict(B=15, H=heads, Hk=heads, S=4097), causal,
+             f"dense B16 H{heads} S4096"),
+            (f"varlen {len(lens)} seqs H{heads} 64k tokens", dict(lens=lens, H=heads), causal,
+             f"dense B16 H{heads} S4096"),
+        ]
+    return rows
+
+
+def run_features(heads, reps):
+    """RESULT lines for feature_rows: ours (TFLOP/s of the FLOPs actually
+    needed), sdpa's flash backend where it takes the case, and ours / the
+    dense row of the same tokens."""
+    torch = _torch()
+    from examples.hopper import flash_attention as fa
+    D, done = 128, {}
+    for name, shape, causal, vs in feature_rows(heads):
+        config = f"{name}{' causal' if causal else ''}"
+        row = dict(config=config, causal=causal, D=D)
+        try:
+            if "lens" in shape:
+                lens, H = shape["lens"], shape["H"]
+                cu = torch.tensor([0] + list(itertools.accumulate(lens)),
+                                  dtype=torch.int32, device="cuda")
+                T = int(cu[-1])
+                pairs = sum(n * (n + 1) // 2 if causal else n * n for n in lens)
+                sets = [[torch.randn(T, H, D, device="cuda").to(torch.bfloat16)
+                         for _ in range(3)] for _ in range(2)]
+                kw = dict(cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=max(lens),
+                          max_seqlen_k=max(lens))
+                ours = [lambda s=s: fa.flash_attention(*s, causal, **kw) for s in sets]
+                flash = None
+            else:
+                B, H, Hk, S = shape["B"], shape["H"], shape["Hk"], shape["S"]
+                pairs = B * (S * (S + 1) // 2 if causal else S * S)
+                sets = [[torch.randn(B, h, S, D, device="cuda").to(torch.bfloat16)
+                         for h in (H, Hk, Hk)] for _ in range(2)]
+                ours = [lambda s=s: fa.flash_attention(*s, causal) for s in sets]
+                gqa = dict(enable_gqa=True) if Hk != H else {}
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+
+                def flash_call(s):
+                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                        return torch.nn.functional.scaled_dot_product_attention(
+                            *s, is_causal=causal, **gqa)
+                flash = [lambda s=s: flash_call(s) for s in sets]
+                if S % 128 or Hk != H:   # check ours against sdpa flash once
+                    o, _ = ours[0]()
+                    ref = flash_call(sets[0])
+                    torch.cuda.synchronize()
+                    row["rel_err_vs_flash"] = rel(o, ref)
+            flops = 4 * pairs * shape["H"] * D
+            ms = time_calls(ours, reps)
+            row.update(ours_ms=ms, ours_tflops=flops / ms / 1e9)
+            if flash is not None:
+                try:
+                    fms = time_calls(flash, reps)
+                    row.update(flash_ms=fms, flash_tflops=flops / fms / 1e9,
+                               ratio_flash=fms / ms)
+                except Exception as e:  # noqa: BLE001 -- not offered
+                    row["flash_error"] = f"{type(e).__name__}: {e}"[:200]
+            other = done.get(f"{vs}{' causal' if causal else ''}") if vs else None
+            if other is not None:
+                row["ratio_dense_same_tokens"] = row["ours_tflops"] / other["ours_tflops"]
+            del sets, ours, flash
+        except Exception as e:  # noqa: BLE001 -- report and go on
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        done[config] = row
+        torch.cuda.empty_cache()
+        print("RESULT " + json.dumps(row), flush=True)
+    # rows whose dense partner came later
+    for config, row in done.items():
+        name = config.replace(" causal", "")
+        vs = next((r[3] for r in feature_rows(heads) if r[0] == name), None)
+        other = done.get(f"{vs}{' causal' if row['causal'] else ''}") if vs else None
+        if other is not None and "ours_tflops" in row and "ours_tflops" in other:
+            row["ratio_dense_same_tokens"] = row["ours_tflops"] / other["ours_tflops"]
+    return list(done.values())
+
+
+def feature_table(rows):
+    lines = [f"{'config':44} {'ours':>7} {'flash':>7} {'/flash':>7} {'/dense':>7}"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['config']:44} ERROR {r['error']}")
+            continue
+        lines.append(f"{r['config']:44} {fmt(r.get('ours_tflops')):>7} "
+                     f"{fmt(r.get('flash_tflops')):>7} {fmt(r.get('ratio_flash'), '.3f'):>7} "
+                     f"{fmt(r.get('ratio_dense_same_tokens'), '.3f'):>7}")
+    lines.append("TFLOP/s of the FLOPs each row needs (causal: the kept pairs); /dense: "
+                 "ours / ours on the dense row of the same tokens (D=128)")
+    return "\n".join(lines)
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="benchmark_out")
@@ -236,8 +358,17 @@ def main():
     p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
     p.add_argument("--variants", default="tile",
                    help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
+    p.add_argument("--features", action="store_true",
+                   help="the feature rows instead: GQA, odd lengths, packed sequences")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
+    if args.features:
+        rows = run_features(args.heads, args.reps)
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, "attention_features.json"), "w") as f:
+            json.dump(rows, f, indent=1)
+        print(feature_table(rows))
+        return None
     seqs = [int(s) for s in args.seqs.split(",")]
     variants = args.variants.split(",")
     unknown = [v for v in variants if v not in VARIANTS]

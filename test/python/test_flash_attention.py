@@ -158,7 +158,12 @@ def test_options_change_the_kernel():
 
 def test_unsupported_shapes_are_refused_at_the_callers_line():
     cases = [
-        ((1, 2, 500, 64), {}, "seq=500 is not a multiple of the 128-row tile"),
+        ((1, 2, 500, 64), {"heads_kv": 3}, "heads=2 is not a multiple of heads_kv=3"),
+        ((1, 2, 500, 64), {"softmax_scale": -1.0}, "softmax_scale must be a positive"),
+        ((1, 2, 500, 64), {"window": (5,)}, "window must be (left, right)"),
+        ((1, 2, 500, 64), {"layout": "sbhd"}, "layout must be 'bhsd' or 'bshd'"),
+        ((1, 2, 500, 64), {"persistent": True}, "persistent=True takes equal"),
+        ((1, 2, 500, 64), {"varlen": True}, "varlen needs total_q and total_k"),
         ((1, 2, 512, 96), {}, "head_dim=96 is not supported"),
         ((1, 2, 512, 256), {}, "head_dim=256"),
         ((0, 2, 512, 64), {}, "batch must be a positive int"),
@@ -183,8 +188,14 @@ def test_flash_attention_checks_its_arrays():
     q = np.zeros((1, 2, 256, 64), np.float32)
     with pytest.raises(fa.AttentionShapeError) as info:
         fa.flash_attention(q, q[:, :1], q)  # <- refused call
-    assert "q, k and v must have one shape" in str(info.value)
+    assert "k and v must have one shape" in str(info.value)
     assert info.value.line == line_of(__file__, "# <- refused call")
+    with pytest.raises(fa.AttentionShapeError, match="heads=2 is not a multiple of heads_kv=3"):
+        fa.flash_attention(q, np.zeros((1, 3, 256, 64)), np.zeros((1, 3, 256, 64)))
+    with pytest.raises(fa.AttentionShapeError, match="one head_dim"):
+        fa.flash_attention(q, q[..., :32], q[..., :32])
+    with pytest.raises(fa.AttentionShapeError, match="cu_seqlens_q, cu_seqlens_k, max_seqlen_q"):
+        fa.flash_attention(q[0], q[0], q[0], cu_seqlens_q=np.zeros(3, np.int32))
     with pytest.raises(fa.AttentionShapeError, match=r"\(batch, heads, seq, head_dim\)"):
         fa.flash_attention(q[0], q[0], q[0])
 

@@ -13,6 +13,9 @@ library (CuTe ships them as ``cutlass.pipeline`` and its tile schedulers).
   direct stores.
 - :mod:`.wgmma_gemm` -- the warp-specialised TMA + wgmma GEMM main loop
   (Hopper) built on the above.
+- :mod:`.attention` -- attention kernels' shared pieces: the per-sequence
+  5-D TMA descriptor, a tile's key range (lengths, causal, window, packed
+  sequences) and its masks, the float64 reference.
 - :mod:`.tcgen05_gemm` -- Blackwell: TMEM accumulator double buffer,
   tcgen05 commits to mbarriers, the 1-SM/2-SM GEMM roles.
 
