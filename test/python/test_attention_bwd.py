@@ -1,0 +1,113 @@
+"""examples/hopper/flash_attention_bwd.py without a GPU: the three kernels of
+every supported configuration (head_dim 64/128, causal or not, grouped
+heads) trace and assemble for sm_90a, the main kernel within the register
+budget with no spills and no serialised wgmma; its PTX has the structure
+the docstring describes (the five products with their shapes and
+operand forms, dQ by red.global.add.v2.f32, the causal mask only in the two
+peeled diagonal steps); bad shapes are refused at the caller's line; the
+float64 reference agrees with torch autograd."""
+import math
+import re
+
+import pytest
+import torch
+from conftest import line_of
+
+from examples.hopper import flash_attention_bwd as fb
+
+CONFIGS = [  # B, H, Hkv, S, D, causal
+    (1, 2, 2, 256, 64, False), (1, 2, 2, 256, 64, True), (2, 3, 3, 1024, 128, False),
+    (2, 3, 3, 1024, 128, True), (1, 1, 1, 128, 128, True), (4, 16, 16, 8192, 128, True),
+    (1, 8, 2, 512, 128, False), (1, 8, 2, 512, 128, True), (2, 4, 1, 256, 64, True)]
+
+
+def ids(c):
+    b, h, hkv, s, d, causal = c
+    return f"B{b}H{h}kv{hkv}S{s}D{d}{'c' if causal else ''}"
+
+
+@pytest.mark.parametrize("B,H,Hkv,S,D,causal", CONFIGS, ids=[ids(c) for c in CONFIGS])
+def test_assembles_without_spills(B, H, Hkv, S, D, causal, assemble):
+    kern = fb.kernels_for(B, H, Hkv, S, D, causal)
+    for k in (kern.preprocess, kern.convert):
+        assemble(k.module().ptx, "sm_90a")
+    m = kern.main.module()
+    assemble(m.ptx, "sm_90a")
+    r = kern.main.resources()
+    assert r["ok"], r["ptxas_stderr"]
+    assert r["registers"] <= 168
+    assert r["spill_stores_bytes"] == 0 and r["spill_loads_bytes"] == 0, r["ptxas_stderr"]
+    assert "serialized" not in r["ptxas_stderr"]
+    assert "warning" not in r["ptxas_stderr"].lower()
+    assert r["setmaxnreg_values"] == [fb.PRODUCER_REGS, fb.CONSUMER_REGS]
+    assert r["smem_per_cta"] <= 227 * 1024
+    assert m.grid == (S // 128, Hkv, B)
+    assert m.block == (384, 1, 1)
+
+
+def wgmmas(text, shape):
+    return [line for line in text.splitlines()
+            if f"wgmma.mma_async.sync.aligned.{shape}.f32.bf16.bf16" in line]
+
+
+@pytest.mark.parametrize("D", [64, 128])
+def test_main_kernel_structure(D):
+    text = fb.kernels_for(1, 2, 2, 512, D, True).main.ptx()
+    # S^T and dP^T: D/16 k-steps each, A and B descriptors, per step; two
+    # peeled (masked) steps and the loop's: three copies
+    assert len(wgmmas(text, "m64n64k16")) == 3 * (2 * D // 16 + (8 if D == 128 else 4))
+    # dV and dK: A in registers ({...} operand), B N-major (trans-b 1)
+    acc = wgmmas(text, f"m64n{D}k16")
+    assert len(acc) == 3 * 2 * 4 and all("}, {" in line for line in acc)
+    assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 3 * 16
+    assert len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared::cta\.b16", text)) == 3 * 4
+    # the mask: 32 predicated movs of -inf in each of the two peeled steps only
+    assert len(re.findall(r"@%p\d+ mov\.f32 %f\d+, 0fFF800000", text)) == 2 * 32
+    assert text.count("ex2.approx.ftz.f32") == 3 * 32
+    assert "setmaxnreg.dec.sync.aligned.u32 24" in text
+    assert "setmaxnreg.inc.sync.aligned.u32 240" in text
+
+
+def test_non_causal_has_no_mask_and_one_step():
+    text = fb.kernels_for(1, 2, 2, 512, 128, False).main.ptx()
+    assert "0fFF800000" not in text
+    assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 16
+
+
+def test_refusals_name_the_problem_at_the_callers_line():
+    here = line_of(__file__, "fb.kernels_for(1, 3, 2, 256, 64)  # heads")
+    with pytest.raises(fb.AttentionShapeError, match="heads_q=3 is not a multiple") as e:
+        fb.kernels_for(1, 3, 2, 256, 64)  # heads
+    assert e.value.line == here and e.value.file == __file__
+    with pytest.raises(fb.AttentionShapeError, match="head_dim=96"):
+        fb.kernels_for(1, 2, 2, 256, 96)
+    with pytest.raises(fb.AttentionShapeError, match="seq=200"):
+        fb.kernels_for(1, 2, 2, 200, 64)
+    q = torch.zeros(1, 2, 128, 64, dtype=torch.bfloat16)
+    with pytest.raises(fb.AttentionShapeError, match=r"lse must have shape \(1, 2, 128\)"):
+        fb.flash_attention_backward(q, q, q, q, q, torch.zeros(1, 2, 64), causal=False)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("group", [1, 2])
+def test_reference_matches_autograd(causal, group):
+    g = torch.Generator().manual_seed(0)
+    B, H, S, D = 2, 4, 48, 16
+    q = torch.randn(B, H, S, D, generator=g, dtype=torch.float64, requires_grad=True)
+    k = torch.randn(B, H // group, S, D, generator=g, dtype=torch.float64, requires_grad=True)
+    v = torch.randn(B, H // group, S, D, generator=g, dtype=torch.float64, requires_grad=True)
+    do = torch.randn(B, H, S, D, generator=g, dtype=torch.float64)
+    o = torch.nn.functional.scaled_dot_product_attention(
+        q, k.repeat_interleave(group, 1), v.repeat_interleave(group, 1), is_causal=causal,
+        scale=0.3)
+    grads = torch.autograd.grad(o, (q, k, v), do)
+    ours = fb.reference(q.detach(), k.detach(), v.detach(), do, causal, softmax_scale=0.3)
+    for a, b in zip(ours, grads):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10)
+    assert not math.isclose(ours[0].norm().item(), 0.0)
+
+
+def test_script_prints_ptx(capsys):
+    fb.main(["1", "1", "256", "64", "causal"])
+    out = capsys.readouterr().out
+    assert out.count(".entry") == 3 and "flash_attention_bwd" in out
