@@ -361,7 +361,7 @@ class Consumer:
         self.dq = reg.wgmma_frag(m=BM, n=64, dtype=f32)        # 64 columns of dQ
         self.p = reg.array(b32, BM // 4)                       # P^T as bf16 pairs
         self.ds = reg.array(b32, BM // 4)                      # dS^T as bf16 pairs
-        self.cols = reg.array(f32, BM // 4)                    # stats of this thread's columns
+        self.pair = reg.array(f32, 2)                          # stats of two columns
         self.ring = tiles.ring.consumer()
         self.frees = lane128 == 0
         self.frag = fragment_row_col(lane128)
@@ -419,17 +419,15 @@ class Consumer:
         """Register i's column, less the thread's 2*(lane%4)."""
         return 8 * (i >> 2) + (i & 1)
 
-    def load_cols(self, stage, which):
-        """This thread's 16 columns of the stage's stats row `which` (0:
-        -LSE*log2(e), 1: Dsum): columns 8j + 2*(lane%4) + {0, 1}."""
-        base = self.stats_base + stage * (STATS_COLS * 4)
+    def by_column(self, stats, which, each):
+        """each(i, value) for the 32 fragment registers i, value the stats
+        (which = 0: -LSE*log2(e), 1: Dsum) of register i's column: registers
+        4j..4j+3 are in columns 8j + 2*(lane%4) + {0, 1}, loaded as a pair
+        just before use (not 16 registers held)."""
         for j in range(BM // 8):
-            ptx.inst.ld.shared.v2.f32(list(self.cols[2 * j:2 * j + 2]),
-                                      ptx.addr(base, which * BM * 4 + 32 * j))
-
-    def col_value(self, i):
-        """The stats value of fragment register i's column."""
-        return self.cols[2 * (i >> 2) + (i & 1)]
+            ptx.inst.ld.shared.v2.f32(list(self.pair), ptx.addr(stats, which * BM * 4 + 32 * j))
+            for i in range(4 * j, 4 * j + 4):
+                each(i, self.pair[i & 1])
 
     # -- the products -----------------------------------------------------------------------
     def issue_transposed(self, acc, a_desc, b_desc):
@@ -486,21 +484,23 @@ class Consumer:
         do_addr = self.do_base + stage * cfg.q_tile_bytes
         self.issue_transposed(self.s, self.k_desc, wgmma_descriptor(q_addr, self.q_layout))
         self.issue_transposed(self.dp, self.v_desc, wgmma_descriptor(do_addr, self.q_layout))
-        self.load_cols(stage, 0)
         ptx.wgmma.wait_group(1)                        # S^T is in
         if limits is not None:
             self.mask(limits)
         scale_log2 = cfg.scale * LOG2E
-        for i in range(BM // 2):
-            ptx.inst.fma.rn.ftz.f32(self.s[i], self.s[i], scale_log2, self.col_value(i))
+        stats = self.stats_base + stage * (STATS_COLS * 4)
+
+        def softmax(i, neg_lse):
+            ptx.inst.fma.rn.ftz.f32(self.s[i], self.s[i], scale_log2, neg_lse)
             ptx.inst.ex2.approx.ftz.f32(self.s[i], self.s[i])
+        self.by_column(stats, 0, softmax)
         self.pack(self.p, self.s)
         self.issue_accumulate(self.dv, self.p, wgmma_descriptor(do_addr, self.q_mn_layout))
-        self.load_cols(stage, 1)
         ptx.wgmma.wait_group(1)                        # dP^T is in
-        for i in range(BM // 2):
-            ptx.inst.sub.f32(self.dp[i], self.dp[i], self.col_value(i))
+        def d_softmax(i, dsum):
+            ptx.inst.sub.f32(self.dp[i], self.dp[i], dsum)
             ptx.inst.mul.f32(self.dp[i], self.dp[i], self.s[i])
+        self.by_column(stats, 1, d_softmax)
         self.pack(self.ds, self.dp)
         self.issue_accumulate(self.dk, self.ds, wgmma_descriptor(q_addr, self.q_mn_layout))
         # dS^T to shared memory for dQ (the other buffer than the last step's)

@@ -53,12 +53,15 @@ def wgmmas(text, shape):
 @pytest.mark.parametrize("D", [64, 128])
 def test_main_kernel_structure(D):
     text = fb.kernels_for(1, 2, 2, 512, D, True).main.ptx()
-    # S^T and dP^T: D/16 k-steps each, A and B descriptors, per step; two
-    # peeled (masked) steps and the loop's: three copies
-    assert len(wgmmas(text, "m64n64k16")) == 3 * (2 * D // 16 + (8 if D == 128 else 4))
-    # dV and dK: A in registers ({...} operand), B N-major (trans-b 1)
-    acc = wgmmas(text, f"m64n{D}k16")
-    assert len(acc) == 3 * 2 * 4 and all("}, {" in line for line in acc)
+    # per step (two peeled masked steps and the loop's: three copies):
+    # S^T and dP^T, D/16 k-steps each, and dQ (8 k-steps over 128 K rows for
+    # D=128, 4 over the warpgroup's 64 for D=64), A and B descriptors:
+    n64 = wgmmas(text, "m64n64k16")
+    from_smem = [line for line in n64 if "}, {" not in line]
+    assert len(from_smem) == 3 * (2 * D // 16 + (8 if D == 128 else 4))
+    # dV and dK: 4 k-steps each, A in registers ({...} operand), B N-major
+    acc = [line for line in wgmmas(text, f"m64n{D}k16") if "}, {" in line]
+    assert len(acc) == 3 * 2 * 4 and all(line.rstrip(";").endswith(", 1") for line in acc)
     assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 3 * 16
     assert len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared::cta\.b16", text)) == 3 * 4
     # the mask: 32 predicated movs of -inf in each of the two peeled steps only
