@@ -12,7 +12,9 @@ a warm-up, then --reps calls timed one by one (harness.time_calls); each
 side is timed twice in turn and the mean of the two medians is reported.
 Before timing, our dQ, dK, dV (out= tensors poisoned with NaN) are
 compared with sdpa flash's gradients. Also timed: our main kernel alone
-(``main_ms``: without the preprocess and convert kernels).
+(``main_ms``: without the preprocess and convert kernels), and with
+--variants the other variants of our kernels (VARIANTS: how dQ is
+accumulated, ring depth), each checked against the first.
 
 Each head_dim runs in its own process with a time limit. Prints a table
 and writes attention_bwd.csv, attention_bwd.json, attention_bwd.png under
@@ -20,6 +22,7 @@ and writes attention_bwd.csv, attention_bwd.json, attention_bwd.png under
 
 usage: attention_bwd.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
                         [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
+                        [--variants bulk,red,stages3]
 """
 from __future__ import annotations
 
@@ -37,7 +40,8 @@ sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.absp
 from harness import fmt, run_child  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
-SIDES = ("ours", "flash", "cudnn")
+# our kernels' variants: name -> kernels_for keyword arguments; the first is "ours"
+VARIANTS = {"bulk": {}, "red": {"dq_reduce": "red"}, "stages3": {"stages": 3}}
 
 
 def time_calls(calls, reps):
@@ -66,7 +70,7 @@ def sdpa_backward(backend, q, k, v, do, causal):
     return call
 
 
-def run_group(D, causals, seqs, tokens, heads, reps):
+def run_group(D, causals, seqs, tokens, heads, reps, variants):
     import torch
     from examples.hopper import flash_attention as fa
     from examples.hopper import flash_attention_bwd as fb
@@ -85,13 +89,23 @@ def run_group(D, causals, seqs, tokens, heads, reps):
             t0 = time.time()
             outs = [torch.full((B, heads, S, D), float("nan"), dtype=torch.bfloat16,
                                device="cuda") for _ in range(3)]
-            ours = fb.flash_attention_backward(*sets[0], causal=causal, out=outs)
+            ours = fb.flash_attention_backward(*sets[0], causal=causal, out=outs,
+                                               **VARIANTS[variants[0]])
             torch.cuda.synchronize()
+            ours = [x.clone() for x in ours]     # outs is rewritten below
             row["build_s"] = round(time.time() - t0, 2)
-            calls = {"ours": [lambda s=s: fb.flash_attention_backward(*s, causal=causal,
-                                                                        out=outs)
-                              for s in sets]}
-            kern = fb.kernels_for(B, heads, heads, S, D, causal)
+            calls = {}
+            for n, variant in enumerate(variants):
+                options = VARIANTS[variant]
+                if n:   # the others: checked against the first
+                    fb.flash_attention_backward(*sets[0], causal=causal, out=outs, **options)
+                    torch.cuda.synchronize()
+                    row[f"{variant}_rel_err_dq_vs_ours"] = rel(outs[0], ours[0])
+                calls["ours" if n == 0 else variant] = [
+                    lambda s=s, o=options: fb.flash_attention_backward(*s, causal=causal,
+                                                                        out=outs, **o)
+                    for s in sets]
+            kern = fb.kernels_for(B, heads, heads, S, D, causal, **VARIANTS[variants[0]])
             main_args = []
             for q, k, v, o, do, lse in sets:
                 stats, acc = kern.preprocess(o.reshape(-1, D), do.reshape(-1, D), lse.reshape(-1))
@@ -132,7 +146,7 @@ def run_group(D, causals, seqs, tokens, heads, reps):
 def spawn(D, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", str(D), "--causal", args.causal,
            "--seqs", args.seqs, "--tokens", str(args.tokens), "--heads", str(args.heads),
-           "--reps", str(args.reps)]
+           "--reps", str(args.reps), "--variants", args.variants]
     rows, status, err, seconds = run_child(cmd, args.timeout)
     for r in rows:
         print(f"  {r['config']}: " + ", ".join(
@@ -157,7 +171,9 @@ def table(rows):
                      f"{fmt(r.get('ratio_flash'), '.3f'):>7} {fmt(r.get('ratio_cudnn'), '.3f'):>7} "
                      f"{fmt(r.get('main_tflops')):>7} {ms:>18} "
                      + " ".join(f"{fmt(r.get(f'rel_err_{n}_vs_flash'), '.1e'):>8}"
-                                for n in ("dq", "dk", "dv")))
+                                for n in ("dq", "dk", "dv"))
+                     + "".join(f" {k[:-7]} {r[k]:.1f}" for k in r
+                               if k.endswith("_tflops") and k[:-7] in VARIANTS))
     lines.append("TFLOP/s = 10*B*H*S^2*D (/2 causal) / time of the backward; ratios: ours / "
                  "theirs; main: our main kernel alone; errors: ours vs sdpa flash's gradients")
     return "\n".join(lines)
@@ -170,7 +186,9 @@ def write_files(rows, out, device):
     keys = ["config", "B", "H", "S", "D", "causal", "ours_tflops", "flash_tflops",
             "cudnn_tflops", "ratio_flash", "ratio_cudnn", "main_tflops", "ours_ms", "main_ms",
             "flash_ms", "cudnn_ms", "rel_err_dq_vs_flash", "rel_err_dk_vs_flash",
-            "rel_err_dv_vs_flash", "build_s", "flash_error", "cudnn_error", "error"]
+            "rel_err_dv_vs_flash", "build_s"] + [
+        f"{v}_{what}" for v in VARIANTS for what in ("tflops", "ms", "rel_err_dq_vs_ours")] + [
+        "flash_error", "cudnn_error", "error"]
     with open(os.path.join(out, "attention_bwd.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, keys, extrasaction="ignore")
         w.writeheader()
@@ -212,6 +230,8 @@ def main():
     p.add_argument("--causal", default="both", choices=("both", "yes", "no"))
     p.add_argument("--reps", type=int, default=20)
     p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
+    p.add_argument("--variants", default="bulk",
+                   help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     seqs = [int(s) for s in args.seqs.split(",")]
@@ -219,7 +239,8 @@ def main():
     import torch
     if args.child:
         torch.manual_seed(0)
-        return run_group(int(args.child), causals, seqs, args.tokens, args.heads, args.reps)
+        return run_group(int(args.child), causals, seqs, args.tokens, args.heads, args.reps,
+                         args.variants.split(","))
     prop = torch.cuda.get_device_properties(0)
     device = (f"{prop.name}, {prop.multi_processor_count} SMs, torch {torch.__version__}, "
               f"{time.strftime('%Y-%m-%d')}")

@@ -58,9 +58,9 @@ if __package__ in (None, ""):  # run as a script: make `examples` importable
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
 from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
 from pyptx.hw.wgmma_layout import tile_layout  # noqa: E402
-from pyptx.pipeline import (Ring, consumer_role, fragment_row_col, init_rings,  # noqa: E402
-                            launch_directives, prefetch_descriptors, producer_role,
-                            store_direct, warpgroup_ids)
+from pyptx.pipeline import (Ring, TmaStore, consumer_role, fragment_row_col,  # noqa: E402
+                            init_rings, launch_directives, prefetch_descriptors,
+                            producer_role, store_direct, warpgroup_ids)
 from pyptx.pipeline.wgmma_gemm import wgmma_descriptor  # noqa: E402
 from pyptx.errors import KernelError  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
@@ -77,6 +77,7 @@ NEG_INF = float("-inf")
 STATS_COLS = 2 * BM        # a stats box: 64 -LSE*log2(e), then 64 Dsum
 PRODUCER_REGS, CONSUMER_REGS = 24, 240    # 128*24 + 256*240 <= 64K
 LINE = 128                 # bytes of a 128B-swizzled line (64 bf16)
+DQ_CHUNK_BYTES = BM * 64 * 4   # a warpgroup's 64 x 64 f32 part of dQ
 
 
 class AttentionShapeError(KernelError, ValueError):
@@ -106,6 +107,7 @@ class Config:
     causal: bool = False
     softmax_scale: float | None = None
     stages: int = 2            # depth of the Q/dO/stats ring
+    dq_reduce: str = "bulk"    # "bulk": smem + cp.reduce.async.bulk; "red": red.global.add
 
     @property
     def scale(self):
@@ -150,11 +152,13 @@ class Config:
         return self.head_dim == 128
 
     def smem_bytes(self):
+        dq = 2 * DQ_CHUNK_BYTES if self.dq_reduce == "bulk" else 0
         return 2 * self.kv_tile_bytes + self.stages * self.stage_bytes \
-            + 2 * BN * BM * 2 + 8 * (1 + 2 * self.stages) + 1024
+            + 2 * BN * BM * 2 + dq + 8 * (1 + 2 * self.stages) + 1024
 
 
-def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2):
+def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2,
+                dq_reduce="bulk"):
     """Raises AttentionShapeError, naming the parameter, for a shape the
     kernels do not handle."""
     for name, value in (("batch", batch), ("heads", heads), ("heads_kv", heads_kv),
@@ -177,6 +181,12 @@ def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2):
         _refuse("batch and heads_kv must be at most 65535 (grid limits)")
     if stages not in (2, 3):
         _refuse(f"stages={stages} must be 2 or 3")
+    if dq_reduce not in ("bulk", "red"):
+        _refuse(f"dq_reduce={dq_reduce!r} must be 'bulk' or 'red'")
+    cfg = Config(batch, heads, heads_kv, seq, head_dim, causal, None, stages, dq_reduce)
+    if cfg.smem_bytes() > 227 * 1024:
+        _refuse(f"stages={stages} with head_dim={head_dim} needs {cfg.smem_bytes()} bytes "
+                f"of shared memory; a CTA has 227 KiB")
 
 
 # -- 1. preprocess: Dsum = rowsum(dO * O), -LSE*log2(e), dQ accumulator = 0 -------------
@@ -236,7 +246,10 @@ CONVERT_THREADS = 256
 
 
 def build_convert(cfg: Config, arch: str = ARCH):
-    """Kernel dq_accum (f32) -> dQ (bf16) = scale * dq_accum, 8 per thread."""
+    """Kernel dq_accum (f32) -> dQ (bf16) = scale * dq_accum: row-major
+    (dq_reduce "red"), or in the main kernel's chunk order ("bulk")."""
+    if cfg.dq_reduce == "bulk":
+        return build_convert_chunks(cfg, arch)
     D, rows = cfg.head_dim, cfg.rows
     count = rows * D // 8
 
@@ -263,6 +276,44 @@ def build_convert(cfg: Config, arch: str = ARCH):
     return attention_bwd_convert
 
 
+def build_convert_chunks(cfg: Config, arch: str = ARCH):
+    """Kernel dq_accum -> dQ for the "bulk" layout: 64-row Q blocks of D/64
+    chunks (64 x 64 f32, 16 KB, one per warpgroup's columns), each the
+    accumulator fragments of a warpgroup's 128 threads in 16-byte pieces:
+    piece c of thread t (registers 4c..4c+3) at float (c*128 + t)*4 -- what
+    conflict-free st.shared.v4 writes. One thread per piece: rows
+    16*warp + lane/4 (+8), columns 8c + 2*(lane%4) (+1)."""
+    D, rows = cfg.head_dim, cfg.rows
+    count = rows * D // 4
+    chunks_per_block = D // 64
+
+    @kernel(in_specs=(Tile(rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
+            grid=(count // CONVERT_THREADS, 1, 1), block=(CONVERT_THREADS, 1, 1), arch=arch)
+    def attention_bwd_convert(DQ_ACCUM, DQ):
+        pacc, pdq = ptx.global_ptrs(DQ_ACCUM, DQ)
+        i = reg.scalar(u32)
+        ptx.fma(i, reg.from_(ptx.special.ctaid.x(), u32), CONVERT_THREADS,
+                reg.from_(ptx.special.tid.x(), u32))
+        acc = reg.array(f32, 4)
+        ptx.inst.ld.global_.nc.v4.f32(list(acc), ptx.addr(pacc + reg.from_(i, u64) * 16))
+        t, c, chunk = i & 127, (i >> 7) & 7, i >> 10
+        block, half = chunk // chunks_per_block, chunk % chunks_per_block
+        lane = t & 31
+        row = block * BM + ((t >> 5) << 4) + (lane >> 2)
+        col = half * 64 + c * 8 + ((lane & 3) << 1)
+        out = pdq + reg.from_(row * D + col, u64) * 2
+        packed = reg.array(b32, 2)
+        for h in range(2):
+            ptx.inst.mul.f32(acc[2 * h], acc[2 * h], cfg.scale)
+            ptx.inst.mul.f32(acc[2 * h + 1], acc[2 * h + 1], cfg.scale)
+            ptx.inst.cvt.rn.bf16x2.f32(packed[h], acc[2 * h + 1], acc[2 * h])
+        ptx.inst.st.global_.b32(ptx.addr(out), packed[0])
+        ptx.inst.st.global_.b32(ptx.addr(out, 8 * D * 2), packed[1])
+        ptx.ret()
+
+    return attention_bwd_convert
+
+
 # -- 2. the main kernel ----------------------------------------------------------------
 
 class SharedTiles:
@@ -281,6 +332,9 @@ class SharedTiles:
         # dS^T: 128 K rows x 64 Q columns, one 128-byte line per K row; read
         # as the M-major A operand of dQ = dS K
         self.sdS = smem.wgmma_tile(bf16, (2, BN, BM), major="MN")
+        # "bulk": each consumer's 64 x 64 f32 dQ part, reduced into global memory
+        self.sdQ = smem.alloc(f32, (2, DQ_CHUNK_BYTES // 4), align=128) \
+            if cfg.dq_reduce == "bulk" else None
         self.kv_bar = smem.mbarrier(1)
         self.ring = Ring(cfg.stages, empty_arrivals=2)
 
@@ -364,6 +418,7 @@ class Consumer:
         self.pair = reg.array(f32, 2)                          # stats of two columns
         self.ring = tiles.ring.consumer()
         self.frees = lane128 == 0
+        self.lane128 = lane128
         self.frag = fragment_row_col(lane128)
         # layouts: K/V (A, K-major) and Q/dO (B, K-major) for S^T and dP^T;
         # Q/dO read N-major (B of dV and dK); dS^T M-major (A of dQ); K
@@ -503,6 +558,11 @@ class Consumer:
         self.by_column(stats, 1, d_softmax)
         self.pack(self.ds, self.dp)
         self.issue_accumulate(self.dk, self.ds, wgmma_descriptor(q_addr, self.q_mn_layout))
+        if cfg.dq_reduce == "bulk":
+            # the last step's dQ reduce has read its chunk (long since); the
+            # barrier below orders this before any thread rewrites it
+            with ptx.if_(self.frees):
+                ptx.cp.async_.bulk.wait_group(0, read=True)
         # dS^T to shared memory for dQ (the other buffer than the last step's)
         line = self.stmatrix_row + self.ds_buf
         for b in range(BM // 16):
@@ -515,10 +575,30 @@ class Consumer:
         ptx.inst.xor.b32(self.ds_buf, self.ds_buf, BN * LINE)
         ptx.wgmma.wait_group(0)
         self.ring.release(stage, pred=self.frees)
-        self.add_dq(q_row)
+        if self.cfg.dq_reduce == "bulk":
+            self.reduce_dq(q_row)
+        else:
+            self.add_dq(q_row)
+
+    def reduce_dq(self, q_row):
+        """The 64 x 64 partial dQ into this warpgroup's shared chunk (16-byte
+        pieces in fragment order: conflict-free st.shared.v4), then one
+        thread's cp.reduce.async.bulk .add.f32 of the 16 KB into the
+        accumulator's chunk of this Q block (TmaStore.end; the wait for the
+        last reduce to have read the chunk came before the dS^T barrier)."""
+        for c in range(8):
+            ptx.inst.st.shared.v4.f32(ptx.addr(self.dq_smem, c * 128 * 16),
+                                      list(self.dq[4 * c:4 * c + 4]))
+
+        def issue():
+            chunk = self.dq_ptr + reg.from_(q_row * self.D, u64) * 4
+            ptx.inst.cp.reduce.async_.bulk.global_.shared__cta.bulk_group.add.f32(
+                ptx.addr(chunk), ptx.addr(self.dq_chunk), DQ_CHUNK_BYTES)
+        self.dq_store.end(issue)
 
     def add_dq(self, q_row):
-        """red.global.add.v2.f32 of the 64 x 64 partial dQ into the accumulator."""
+        """red.global.add.v2.f32 of the 64 x 64 partial dQ into the
+        (row-major) accumulator."""
         where = self.dq_ptr + reg.from_(q_row * self.D, u64) * 4
         for j in range(64 // 8):
             for half in range(2):
@@ -537,11 +617,20 @@ class Consumer:
 
     def run(self, work, DQ_ACCUM, dK, dV):
         cfg = self.cfg
-        # this thread's first dQ element in the f32 accumulator (row-major)
-        row, col = self.frag
-        dq_col = col + self.consumer * 64 if cfg.split_dq_columns else col
         (pdq,) = ptx.global_ptrs(DQ_ACCUM)
-        self.dq_ptr = pdq + reg.from_(row * self.D + dq_col, u64) * 4
+        if cfg.dq_reduce == "bulk":
+            # the accumulator's chunk of this warpgroup (D = 128: its 64
+            # columns; D = 64: both add into the block's one chunk)
+            self.dq_ptr = pdq + self.consumer * DQ_CHUNK_BYTES if cfg.split_dq_columns \
+                else pdq
+            self.dq_chunk = reg.from_(self.tiles.sdQ, u32) + self.consumer * DQ_CHUNK_BYTES
+            self.dq_smem = self.dq_chunk + self.lane128 * 16
+            self.dq_store = TmaStore(self.frees, 3 + self.consumer, 128)
+        else:
+            # this thread's first dQ element in the f32 accumulator (row-major)
+            row, col = self.frag
+            dq_col = col + self.consumer * 64 if cfg.split_dq_columns else col
+            self.dq_ptr = pdq + reg.from_(row * self.D + dq_col, u64) * 4
         for acc in (self.dv, self.dk):
             for i in range(len(acc)):
                 ptx.inst.mov.f32(acc[i], 0.0)
@@ -554,6 +643,8 @@ class Consumer:
                 first = first + 2
             for m in ptx.range_(first, cfg.q_blocks):
                 self.step(Work.q_row(head_row, m), None)
+        if cfg.dq_reduce == "bulk":
+            self.dq_store.finish()
         # dK = scale * dS^T Q; dV as accumulated
         for i in range(len(self.dk)):
             ptx.inst.mul.f32(self.dk[i], self.dk[i], cfg.scale)
@@ -622,23 +713,28 @@ _KERNELS: dict = {}
 
 
 def kernels_for(batch, heads, heads_kv, seq, head_dim, causal=False, softmax_scale=None,
-                stages=2, arch=ARCH):
-    """The (cached) Kernels of one problem; shapes are checked first."""
-    check_shape(batch, heads, heads_kv, seq, head_dim, causal, stages)
+                stages=2, dq_reduce="bulk", arch=ARCH):
+    """The (cached) Kernels of one problem; shapes are checked first.
+    stages: depth of the Q/dO ring; dq_reduce: how dQ is accumulated
+    ("bulk": a shared chunk and cp.reduce.async.bulk per Q block, "red":
+    red.global.add.v2.f32 from registers)."""
+    check_shape(batch, heads, heads_kv, seq, head_dim, causal, stages, dq_reduce)
     cfg = Config(batch, heads, heads_kv, seq, head_dim, bool(causal),
-                 None if softmax_scale is None else float(softmax_scale), stages)
+                 None if softmax_scale is None else float(softmax_scale), stages, dq_reduce)
     key = (cfg, arch)
     if key not in _KERNELS:
         _KERNELS[key] = Kernels(cfg, arch)
     return _KERNELS[key]
 
 
-def flash_attention_backward(q, k, v, o, do, lse, *, causal, softmax_scale=None, out=None):
+def flash_attention_backward(q, k, v, o, do, lse, *, causal, softmax_scale=None, out=None,
+                             **options):
     """(dQ, dK, dV) of attention for q, o, do (batch, heads, seq, D) and k, v
     (batch, heads_kv, seq, D), bf16 contiguous torch tensors, and lse
     (batch, heads, seq) f32 (the forward's natural-log log-sum-exp of
     softmax_scale * q k^T). softmax_scale: 1/sqrt(D) when None. out: three
-    tensors (dq, dk, dv) to write instead of new ones."""
+    tensors (dq, dk, dv) to write instead of new ones. options: stages,
+    dq_reduce (see kernels_for)."""
     if len(q.shape) != 4 or len(k.shape) != 4:
         _refuse(f"q and k must be (batch, heads, seq, head_dim), got {tuple(q.shape)}, "
                 f"{tuple(k.shape)}")
@@ -651,7 +747,7 @@ def flash_attention_backward(q, k, v, o, do, lse, *, causal, softmax_scale=None,
             _refuse(f"{name} must have shape {shape}, got {tuple(t.shape)}")
     if out is not None and len(out) != 3:
         _refuse("out must be three tensors (dq, dk, dv)")
-    kern = kernels_for(B, H, Hkv, S, D, causal, softmax_scale)
+    kern = kernels_for(B, H, Hkv, S, D, causal, softmax_scale, **options)
     return kern(q, k, v, o, do, lse, out)
 
 

@@ -81,14 +81,14 @@ def rel_err(x, ref):
     return ((x.double() - ref).norm() / ref.norm()).item()
 
 
-def run_and_check(B, H, Hkv, S, D, causal, scale=None, seed=0, use_out=True):
+def run_and_check(B, H, Hkv, S, D, causal, scale=None, seed=0, use_out=True, **options):
     q, k, v, do = inputs(B, H, Hkv, S, D, seed)
     o, lse = forward64(q, k, v, causal, scale)
     poison_accumulators(B, H, S, D)
     out = (nan_like(B, H, S, D), nan_like(B, Hkv, S, D), nan_like(B, Hkv, S, D)) \
         if use_out else None
     dq, dk, dv = fb.flash_attention_backward(q, k, v, o, do, lse, causal=causal,
-                                             softmax_scale=scale, out=out)
+                                             softmax_scale=scale, out=out, **options)
     torch.cuda.synchronize()
     if use_out:
         assert all(a.data_ptr() == b.data_ptr() for a, b in zip((dq, dk, dv), out))
@@ -133,6 +133,17 @@ GQA_CASES = [
 @pytest.mark.parametrize("B,H,Hkv,S,D,causal", GQA_CASES)
 def test_grouped_query_matches_float64(B, H, Hkv, S, D, causal):
     run_and_check(B, H, Hkv, S, D, causal, seed=H * 7 + Hkv)
+
+
+@pytest.mark.parametrize("B,H,Hkv,S,D,causal", [(2, 3, 3, 256, 64, True),
+                                                (1, 2, 2, 1024, 128, False),
+                                                (1, 4, 2, 384, 128, True)])
+def test_red_variant_matches_float64(B, H, Hkv, S, D, causal):
+    run_and_check(B, H, Hkv, S, D, causal, seed=5, dq_reduce="red")
+
+
+def test_three_stages():
+    run_and_check(1, 2, 2, 1024, 128, True, seed=6, stages=3)
 
 
 def test_softmax_scale_and_new_outputs():

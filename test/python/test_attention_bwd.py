@@ -8,12 +8,14 @@ peeled diagonal steps); bad shapes are refused at the caller's line; the
 float64 reference agrees with torch autograd."""
 import math
 import re
+import warnings
 
 import pytest
 import torch
 from conftest import line_of
 
 from examples.hopper import flash_attention_bwd as fb
+from pyptx.errors import KernelWarning
 
 CONFIGS = [  # B, H, Hkv, S, D, causal
     (1, 2, 2, 256, 64, False), (1, 2, 2, 256, 64, True), (2, 3, 3, 1024, 128, False),
@@ -28,7 +30,10 @@ def ids(c):
 
 @pytest.mark.parametrize("B,H,Hkv,S,D,causal", CONFIGS, ids=[ids(c) for c in CONFIGS])
 def test_assembles_without_spills(B, H, Hkv, S, D, causal, assemble):
-    kern = fb.kernels_for(B, H, Hkv, S, D, causal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KernelWarning)     # the hazard checker's findings
+        kern = fb.Kernels(fb.Config(B, H, Hkv, S, D, causal))
+        kern.main.ptx()
     for k in (kern.preprocess, kern.convert):
         assemble(k.module().ptx, "sm_90a")
     m = kern.main.module()
@@ -62,7 +67,11 @@ def test_main_kernel_structure(D):
     # dV and dK: 4 k-steps each, A in registers ({...} operand), B N-major
     acc = [line for line in wgmmas(text, f"m64n{D}k16") if "}, {" in line]
     assert len(acc) == 3 * 2 * 4 and all(line.rstrip(";").endswith(", 1") for line in acc)
-    assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 3 * 16
+    # dQ: 8 st.shared.v4 of the fragment, one thread's bulk reduce of the chunk
+    assert len(re.findall(r"st\.shared\.v4\.f32", text)) == 3 * 8
+    assert len(re.findall(r"cp\.reduce\.async\.bulk\.global\.shared::cta\.bulk_group\.add"
+                          r"\.f32 \[%rd\d+\], \[%r\d+\], 16384", text)) == 3
+    assert "red.global" not in text
     assert len(re.findall(r"stmatrix\.sync\.aligned\.m8n8\.x4\.shared::cta\.b16", text)) == 3 * 4
     # the mask: 32 predicated movs of -inf in each of the two peeled steps only
     assert len(re.findall(r"@%p\d+ mov\.f32 %f\d+, 0fFF800000", text)) == 2 * 32
@@ -71,10 +80,23 @@ def test_main_kernel_structure(D):
     assert "setmaxnreg.inc.sync.aligned.u32 240" in text
 
 
-def test_non_causal_has_no_mask_and_one_step():
-    text = fb.kernels_for(1, 2, 2, 512, 128, False).main.ptx()
+@pytest.mark.parametrize("D", [64, 128])
+def test_non_causal_has_no_mask_and_one_step(D):
+    text = fb.kernels_for(1, 2, 2, 512, D, False).main.ptx()
     assert "0fFF800000" not in text
-    assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 16
+    assert text.count("cp.reduce.async.bulk") == 1
+
+
+@pytest.mark.parametrize("D", [64, 128])
+def test_red_variant_adds_from_registers(D, assemble):
+    kern = fb.kernels_for(1, 2, 2, 512, D, True, dq_reduce="red")
+    text = kern.main.ptx()
+    assert len(re.findall(r"red\.global\.add\.v2\.f32", text)) == 3 * 16
+    assert "cp.reduce" not in text and "st.shared.v4" not in text
+    assemble(text, "sm_90a")
+    assemble(kern.convert.ptx(), "sm_90a")
+    r = kern.main.resources()
+    assert r["spill_stores_bytes"] == 0 and r["spill_loads_bytes"] == 0, r["ptxas_stderr"]
 
 
 def test_refusals_name_the_problem_at_the_callers_line():
