@@ -8,7 +8,7 @@ element left unwritten or an accumulator left unzeroed fails. D = 64 and
 128, causal and not, S = 128, 256, 384, 1024, grouped-query attention
 (multi-query too), a softmax_scale. A second launch repeats dK and dV bit
 for bit and dQ up to the order of its f32 atomic adds. The main kernel's
-SASS has HGMMA, RED and no local memory.
+SASS has HGMMA and no local memory.
 
 Run as a script for compute-sanitizer (one small launch of each variant):
     compute-sanitizer --tool memcheck python3 test/gpu/test_attention_bwd.py
@@ -167,13 +167,16 @@ def test_refuses_bad_groups():
         fb.flash_attention_backward(q, k, v, o, do, lse, causal=False)
 
 
-@pytest.mark.parametrize("D,causal", [(64, False), (128, True)])
-def test_sass_has_hgmma_and_no_local_memory(D, causal):
-    sass = fb.kernels_for(2, 4, 4, 1024, D, causal).main.sass()
+@pytest.mark.parametrize("D,causal,dq_reduce", [(64, False, "bulk"), (128, True, "bulk"),
+                                               (128, False, "red")])
+def test_sass_has_hgmma_and_no_local_memory(D, causal, dq_reduce):
+    sass = fb.kernels_for(2, 4, 4, 1024, D, causal, dq_reduce=dq_reduce).main.sass()
     opcodes = set(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass))
     assert any(o.startswith("HGMMA") for o in opcodes), sorted(opcodes)
     assert not any(o.startswith(("LDL", "STL")) for o in opcodes), sorted(opcodes)
-    assert any(o.startswith("RED") for o in opcodes), sorted(opcodes)
+    assert any(o.startswith("MUFU.EX2") for o in opcodes), sorted(opcodes)
+    # "red": dQ by per-thread reductions (REDG); "bulk": none, the bulk unit adds
+    assert any(o.startswith("RED") for o in opcodes) == (dq_reduce == "red"), sorted(opcodes)
 
 
 if __name__ == "__main__":
