@@ -129,8 +129,44 @@ class Config:
         return self.batch * self.heads_kv * self.seq
 
     @property
+    def tma_rows(self):
+        """Rows of the main kernel's Q, dO views: at least a TMA box (a
+        smaller problem is copied into zero-padded tensors)."""
+        return max(self.rows, BN)
+
+    @property
+    def tma_kv_rows(self):
+        return max(self.kv_rows, BN)
+
+    @property
     def q_blocks(self):
-        return self.seq // BM
+        """64-row Q blocks per head (the last one partial when seq % 64)."""
+        return -(-self.seq // BM)
+
+    @property
+    def kv_blocks(self):
+        """128-row K/V blocks per head: the grid's x."""
+        return -(-self.seq // BN)
+
+    @property
+    def seq_pad(self):
+        """Rows per head of the dQ accumulator and the stats: whole Q blocks."""
+        return self.q_blocks * BM
+
+    @property
+    def acc_rows(self):
+        """Rows of the f32 dQ accumulator (batch*heads*seq_pad)."""
+        return self.batch * self.heads * self.seq_pad
+
+    @property
+    def q_tail(self):
+        """Valid rows of the last Q block when it is partial, else 0."""
+        return self.seq % BM
+
+    @property
+    def kv_tail(self):
+        """Valid rows of the last K/V block when it is partial, else 0."""
+        return self.seq % BN
 
     @property
     def q_tile_bytes(self):
@@ -170,8 +206,6 @@ def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2,
     if head_dim not in HEAD_DIMS:
         _refuse(f"head_dim={head_dim} is not supported; the kernels are built for "
                 f"head_dim 64 or 128")
-    if seq % BN:
-        _refuse(f"seq={seq} is not a multiple of the {BN}-row tile")
     if causal not in (True, False):
         _refuse(f"causal must be True or False, not {causal!r}")
     if batch * heads * seq * head_dim >= 1 << 31:
@@ -194,26 +228,33 @@ def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2,
 def build_preprocess(cfg: Config, arch: str = ARCH):
     """Kernel (O, dO, LSE) -> (stats, dq_accum): one CTA per 64 Q rows, D/8
     threads per row, each loading 8 bf16 of O and of dO (16 bytes)."""
-    D, rows = cfg.head_dim, cfg.rows
+    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
     per_row = D // 8
     threads = BM * per_row
 
     @kernel(in_specs=(Tile(rows, D, bf16), Tile(rows, D, bf16), Tile(rows, f32)),
-            out_specs=(Tile(rows // BM, STATS_COLS, f32), Tile(rows, D, f32)),
-            grid=(rows // BM, 1, 1), block=(threads, 1, 1), arch=arch)
+            out_specs=(Tile(acc_rows // BM, STATS_COLS, f32), Tile(acc_rows, D, f32)),
+            grid=(acc_rows // BM, 1, 1), block=(threads, 1, 1), arch=arch)
     def attention_bwd_preprocess(O, dO, LSE, STATS, DQ_ACCUM):
         po, pdo, plse, pstats, pdq = ptx.global_ptrs(O, dO, LSE, STATS, DQ_ACCUM)
         tid = reg.from_(ptx.special.tid.x(), u32)
         block = reg.from_(ptx.special.ctaid.x(), u32)
         r = tid // per_row                           # the row within the block
-        row = reg.from_(block * BM + r, u64)
-        elem = row * D + reg.from_((tid % per_row) * 8, u64)
+        acc_row = block * BM + r
+        tensor_row, within = tensor_row_of(cfg, acc_row)
+        valid = None if within is None else within < cfg.seq
+        row = reg.from_(tensor_row, u64)
+        col = reg.from_((tid % per_row) * 8, u64)
+        elem = row * D + col
         o = reg.array(b32, 4)
         do = reg.array(b32, 4)
-        ptx.inst.ld.global_.nc.v4.b32(list(o), ptx.addr(po + elem * 2))
-        ptx.inst.ld.global_.nc.v4.b32(list(do), ptx.addr(pdo + elem * 2))
+        if valid is not None:     # the padding rows of a partial last block: zeros
+            for x in list(o) + list(do):
+                ptx.inst.mov.b32(x, 0)
+        ptx.inst.ld.global_.nc.v4.b32(list(o), ptx.addr(po + elem * 2), pred=valid)
+        ptx.inst.ld.global_.nc.v4.b32(list(do), ptx.addr(pdo + elem * 2), pred=valid)
         zero = reg.scalar(f32, init=0.0)
-        dq = pdq + elem * 4
+        dq = pdq + (reg.from_(acc_row, u64) * D + col) * 4
         ptx.inst.st.global_.v4.f32(ptx.addr(dq), [zero] * 4)
         ptx.inst.st.global_.v4.f32(ptx.addr(dq, 16), [zero] * 4)
         total = reg.scalar(f32, init=0.0)
@@ -228,9 +269,10 @@ def build_preprocess(cfg: Config, arch: str = ARCH):
                     ptx.inst.mov.b32(dst, bits)
                 ptx.inst.fma.rn.f32(total, x, y, total)
         ptx.warp.reduce_sum(total, width=per_row)
-        lse = reg.scalar(f32)
+        lse = reg.scalar(f32, init=0.0)
         first = (tid % per_row) == 0
-        ptx.inst.ld.global_.nc.f32(lse, ptx.addr(plse + row * 4), pred=first)
+        ptx.inst.ld.global_.nc.f32(lse, ptx.addr(plse + row * 4),
+                                   pred=first if valid is None else first & valid)
         ptx.inst.mul.f32(lse, lse, -LOG2E)
         where = pstats + reg.from_(block * (STATS_COLS * 4) + r * 4, u64)
         ptx.inst.st.global_.f32(ptx.addr(where), lse, pred=first)
@@ -238,6 +280,17 @@ def build_preprocess(cfg: Config, arch: str = ARCH):
         ptx.ret()
 
     return attention_bwd_preprocess
+
+
+def tensor_row_of(cfg: Config, acc_row):
+    """(row of the Q-shaped tensors, row within its head) of accumulator
+    row `acc_row` (a register); the row within the head (padding when >=
+    seq) is None when seq is a multiple of 64: the rows are the same."""
+    if cfg.seq_pad == cfg.seq:
+        return acc_row, None
+    head = acc_row // cfg.seq_pad
+    within = acc_row - head * cfg.seq_pad
+    return head * cfg.seq + within, within
 
 
 # -- 3. convert: dQ = bf16(scale * accumulator) ------------------------------------------
@@ -250,10 +303,11 @@ def build_convert(cfg: Config, arch: str = ARCH):
     (dq_reduce "red"), or in the main kernel's chunk order ("bulk")."""
     if cfg.dq_reduce == "bulk":
         return build_convert_chunks(cfg, arch)
-    D, rows = cfg.head_dim, cfg.rows
-    count = rows * D // 8
+    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
+    count = acc_rows * D // 8
+    per_row = D // 8
 
-    @kernel(in_specs=(Tile(rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
+    @kernel(in_specs=(Tile(acc_rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
             grid=(count // CONVERT_THREADS, 1, 1), block=(CONVERT_THREADS, 1, 1), arch=arch)
     def attention_bwd_convert(DQ_ACCUM, DQ):
         pacc, pdq = ptx.global_ptrs(DQ_ACCUM, DQ)
@@ -261,6 +315,9 @@ def build_convert(cfg: Config, arch: str = ARCH):
         ptx.fma(i, reg.from_(ptx.special.ctaid.x(), u32), CONVERT_THREADS,
                 reg.from_(ptx.special.tid.x(), u32))
         index = reg.from_(i, u64)
+        tensor_row, within = tensor_row_of(cfg, i // per_row)
+        if within is not None:
+            ptx.ret(pred=within >= cfg.seq)
         acc = reg.array(f32, 8)
         src = pacc + index * 32
         ptx.inst.ld.global_.nc.v4.f32(list(acc[0:4]), ptx.addr(src))
@@ -270,7 +327,9 @@ def build_convert(cfg: Config, arch: str = ARCH):
             ptx.inst.mul.f32(acc[2 * j], acc[2 * j], cfg.scale)
             ptx.inst.mul.f32(acc[2 * j + 1], acc[2 * j + 1], cfg.scale)
             ptx.inst.cvt.rn.bf16x2.f32(packed[j], acc[2 * j + 1], acc[2 * j])
-        ptx.inst.st.global_.v4.b32(ptx.addr(pdq + index * 16), list(packed))
+        out = index * 8 if within is None else reg.from_(tensor_row * D + (i % per_row) * 8,
+                                                         u64)
+        ptx.inst.st.global_.v4.b32(ptx.addr(pdq + out * 2), list(packed))
         ptx.ret()
 
     return attention_bwd_convert
@@ -283,11 +342,11 @@ def build_convert_chunks(cfg: Config, arch: str = ARCH):
     piece c of thread t (registers 4c..4c+3) at float (c*128 + t)*4 -- what
     conflict-free st.shared.v4 writes. One thread per piece: rows
     16*warp + lane/4 (+8), columns 8c + 2*(lane%4) (+1)."""
-    D, rows = cfg.head_dim, cfg.rows
-    count = rows * D // 4
+    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
+    count = acc_rows * D // 4
     chunks_per_block = D // 64
 
-    @kernel(in_specs=(Tile(rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
+    @kernel(in_specs=(Tile(acc_rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
             grid=(count // CONVERT_THREADS, 1, 1), block=(CONVERT_THREADS, 1, 1), arch=arch)
     def attention_bwd_convert(DQ_ACCUM, DQ):
         pacc, pdq = ptx.global_ptrs(DQ_ACCUM, DQ)
@@ -299,16 +358,19 @@ def build_convert_chunks(cfg: Config, arch: str = ARCH):
         t, c, chunk = i & 127, (i >> 7) & 7, i >> 10
         block, half = chunk // chunks_per_block, chunk % chunks_per_block
         lane = t & 31
-        row = block * BM + ((t >> 5) << 4) + (lane >> 2)
+        row, within = tensor_row_of(cfg, block * BM + ((t >> 5) << 4) + (lane >> 2))
         col = half * 64 + c * 8 + ((lane & 3) << 1)
         out = pdq + reg.from_(row * D + col, u64) * 2
+        # rows r and r + 8 of one Q block; padding rows (r >= seq) are not stored
+        preds = [None, None] if within is None else [within < cfg.seq,
+                                                     (within + 8) < cfg.seq]
         packed = reg.array(b32, 2)
         for h in range(2):
             ptx.inst.mul.f32(acc[2 * h], acc[2 * h], cfg.scale)
             ptx.inst.mul.f32(acc[2 * h + 1], acc[2 * h + 1], cfg.scale)
             ptx.inst.cvt.rn.bf16x2.f32(packed[h], acc[2 * h + 1], acc[2 * h])
-        ptx.inst.st.global_.b32(ptx.addr(out), packed[0])
-        ptx.inst.st.global_.b32(ptx.addr(out, 8 * D * 2), packed[1])
+        ptx.inst.st.global_.b32(ptx.addr(out), packed[0], pred=preds[0])
+        ptx.inst.st.global_.b32(ptx.addr(out, 8 * D * 2), packed[1], pred=preds[1])
         ptx.ret()
 
     return attention_bwd_convert
@@ -343,33 +405,36 @@ class SharedTiles:
 
 
 class Work:
-    """This CTA's registers: its K/V rows, the first Q row of each head of
-    its group (head_row(g)) and the first Q block it visits."""
+    """This CTA's registers: its K/V block n and rows, the first Q row of
+    the first head of its group (in the Q-shaped tensors and in the
+    accumulator, whose heads have seq_pad rows) and the first Q block it
+    visits."""
 
     def __init__(self, cfg: Config):
-        n = reg.from_(ptx.special.ctaid.x(), u32)
+        self.n = reg.from_(ptx.special.ctaid.x(), u32)
         h_kv = reg.from_(ptx.special.ctaid.y(), u32)
         b = reg.from_(ptx.special.ctaid.z(), u32)
         S = cfg.seq
-        self.kv_row = (b * cfg.heads_kv + h_kv) * S + n * BN
+        self.kv_head_row = (b * cfg.heads_kv + h_kv) * S
+        self.kv_row = self.kv_head_row + self.n * BN
         # Q head h_kv*G + g of batch b starts at row (b*H + h_kv*G + g) * S
-        self.q_head0 = (b * cfg.heads + h_kv * cfg.group) * S
+        first_head = b * cfg.heads + h_kv * cfg.group
+        self.q_head0 = first_head * S
+        self.acc_head0 = self.q_head0 if cfg.seq_pad == S else first_head * cfg.seq_pad
         # causal: Q blocks from the diagonal (64-row block 2n) on
-        self.first_block = n * (BN // BM) if cfg.causal else 0
-
-    @staticmethod
-    def q_row(head_row, block):
-        return head_row + block * BM
+        self.first_block = self.n * (BN // BM) if cfg.causal else 0
 
 
 def heads(cfg, work):
-    """Yields the first Q row of each Q head of the CTA's group: inside a
-    PTX loop over the group, or once (no loop) without grouping."""
+    """Yields (first Q row, first accumulator row) of each Q head of the
+    CTA's group: inside a PTX loop over the group, or once (no loop)
+    without grouping."""
     if cfg.group == 1:
-        yield work.q_head0
+        yield work.q_head0, work.acc_head0
         return
     for g in ptx.range_(0, cfg.group):
-        yield work.q_head0 + g * cfg.seq
+        q_row = work.q_head0 + g * cfg.seq
+        yield q_row, (q_row if cfg.seq_pad == cfg.seq else work.acc_head0 + g * cfg.seq_pad)
 
 
 class Producer:
@@ -389,17 +454,18 @@ class Producer:
                                      mbar=kv_full)
         ptx.cp.async_.bulk.tensor_3d(dst=tiles.sV, src=self.v_desc, coord=(0, work.kv_row, 0),
                                      mbar=kv_full)
-        for head_row in heads(cfg, work):
+        for head_row, acc_head in heads(cfg, work):
             for m in ptx.range_(work.first_block, cfg.q_blocks):
-                q_row = Work.q_row(head_row, m)
+                q_row = head_row + m * BM
                 stage, full = self.ring.acquire()
                 full.arrive_expect_tx(cfg.stage_bytes)
                 ptx.cp.async_.bulk.tensor_3d(dst=tiles.sQ[stage], src=self.q_desc,
                                              coord=(0, q_row, 0), mbar=full)
                 ptx.cp.async_.bulk.tensor_3d(dst=tiles.sdO[stage], src=self.do_desc,
                                              coord=(0, q_row, 0), mbar=full)
+                stats_row = (q_row >> 6) if cfg.seq_pad == cfg.seq else (acc_head >> 6) + m
                 ptx.cp.async_.bulk.tensor_2d(dst=tiles.sStats[stage], src=self.stats_desc,
-                                             coord=(0, q_row >> 6), mbar=full)
+                                             coord=(0, stats_row), mbar=full)
 
 
 class Consumer:
@@ -524,15 +590,41 @@ class Consumer:
         for j in range(len(dst)):
             ptx.inst.cvt.rn.bf16x2.f32(dst[j], src[2 * j + 1], src[2 * j])
 
-    def mask(self, limits):
+    def mask_before(self, limits):
         """Causal: S^T (K row r, Q column c) = -inf where the Q row is before
-        the K row, i.e. where column offset < limits[half]."""
+        the K row, i.e. where the column offset < limits[half]."""
         for i in range(BM // 2):
             before = limits[self._half(i)] > self._column(i)
             ptx.inst.mov.f32(self.s[i], NEG_INF, pred=before)
 
-    def step(self, q_row, limits):
-        """One Q block: the five products and dQ's atomic adds."""
+    def tail_mask(self, work, m):
+        """The mask of Q block m of a sequence with a partial block: the
+        causal one (if causal), Q columns at or past seq, K rows at or past
+        seq (their K and V are the next head's rows, or TMA's zeros)."""
+        cfg = self.cfg
+        row, col = self.frag
+
+        def apply():
+            k_row = work.n * BN + self.consumer * WG_N + row     # within the head
+            if cfg.causal:
+                base = reg.from_(k_row - col - m * BM, s32)
+                self.mask_before([base, base + 8])
+            if cfg.q_tail:
+                limit = reg.from_(cfg.seq - m * BM - col, s32)   # first column offset past seq
+                for i in range(BM // 2):
+                    ptx.inst.mov.f32(self.s[i], NEG_INF, pred=limit <= self._column(i))
+            if cfg.kv_tail:
+                for h in range(2):
+                    past = (k_row + 8 * h) >= cfg.seq
+                    for i in range(BM // 2):
+                        if self._half(i) == h:
+                            ptx.inst.mov.f32(self.s[i], NEG_INF, pred=past)
+        return apply
+
+    def step(self, q_row, acc_row, mask):
+        """One Q block (rows q_row.. of Q and dO, acc_row.. of the dQ
+        accumulator): the five products and dQ's reduction; mask: None or a
+        function that masks S^T."""
         cfg, tiles = self.cfg, self.tiles
         stage = self.ring.wait()
         q_addr = self.q_base + stage * cfg.q_tile_bytes
@@ -540,8 +632,8 @@ class Consumer:
         self.issue_transposed(self.s, self.k_desc, wgmma_descriptor(q_addr, self.q_layout))
         self.issue_transposed(self.dp, self.v_desc, wgmma_descriptor(do_addr, self.q_layout))
         ptx.wgmma.wait_group(1)                        # S^T is in
-        if limits is not None:
-            self.mask(limits)
+        if mask is not None:
+            mask()
         scale_log2 = cfg.scale * LOG2E
         stats = self.stats_base + stage * (STATS_COLS * 4)
 
@@ -576,11 +668,11 @@ class Consumer:
         ptx.wgmma.wait_group(0)
         self.ring.release(stage, pred=self.frees)
         if self.cfg.dq_reduce == "bulk":
-            self.reduce_dq(q_row)
+            self.reduce_dq(acc_row)
         else:
-            self.add_dq(q_row)
+            self.add_dq(acc_row)
 
-    def reduce_dq(self, q_row):
+    def reduce_dq(self, acc_row):
         """The 64 x 64 partial dQ into this warpgroup's shared chunk (16-byte
         pieces in fragment order: conflict-free st.shared.v4), then one
         thread's cp.reduce.async.bulk .add.f32 of the 16 KB into the
@@ -591,15 +683,15 @@ class Consumer:
                                       list(self.dq[4 * c:4 * c + 4]))
 
         def issue():
-            chunk = self.dq_ptr + reg.from_(q_row * self.D, u64) * 4
+            chunk = self.dq_ptr + reg.from_(acc_row * self.D, u64) * 4
             ptx.inst.cp.reduce.async_.bulk.global_.shared__cta.bulk_group.add.f32(
                 ptx.addr(chunk), ptx.addr(self.dq_chunk), DQ_CHUNK_BYTES)
         self.dq_store.end(issue)
 
-    def add_dq(self, q_row):
+    def add_dq(self, acc_row):
         """red.global.add.v2.f32 of the 64 x 64 partial dQ into the
         (row-major) accumulator."""
-        where = self.dq_ptr + reg.from_(q_row * self.D, u64) * 4
+        where = self.dq_ptr + reg.from_(acc_row * self.D, u64) * 4
         for j in range(64 // 8):
             for half in range(2):
                 pair = [self.dq[4 * j + 2 * half], self.dq[4 * j + 2 * half + 1]]
@@ -635,14 +727,34 @@ class Consumer:
             for i in range(len(acc)):
                 ptx.inst.mov.f32(acc[i], 0.0)
         ptx.mbarrier.wait(self.tiles.kv_bar[0], 0)
-        for head_row in heads(cfg, work):
+        for head_row, acc_head in heads(cfg, work):
             first = work.first_block
+            if cfg.q_tail or cfg.kv_tail:
+                # a runtime choice per block: masked (the diagonal's two, the
+                # last Q block, every block of the last K/V block) or not
+                for m in ptx.range_(first, cfg.q_blocks):
+                    special = None
+                    if cfg.causal:
+                        special = m < first + 2
+                    if cfg.q_tail:
+                        special = (m == cfg.q_blocks - 1) if special is None \
+                            else special | (m == cfg.q_blocks - 1)
+                    if cfg.kv_tail:
+                        special = (work.n == cfg.kv_blocks - 1) if special is None \
+                            else special | (work.n == cfg.kv_blocks - 1)
+                    q_row, acc_row = head_row + m * BM, acc_head + m * BM
+                    with ptx.if_(special):
+                        self.step(q_row, acc_row, self.tail_mask(work, m))
+                    with ptx.else_():
+                        self.step(q_row, acc_row, None)
+                continue
             if cfg.causal:
                 for d in range(2):
-                    self.step(Work.q_row(head_row, first + d), self.causal_limits(d))
+                    self.step(head_row + (first + d) * BM, acc_head + (first + d) * BM,
+                              lambda d=d: self.mask_before(self.causal_limits(d)))
                 first = first + 2
             for m in ptx.range_(first, cfg.q_blocks):
-                self.step(Work.q_row(head_row, m), None)
+                self.step(head_row + m * BM, acc_head + m * BM, None)
         if cfg.dq_reduce == "bulk":
             self.dq_store.finish()
         # dK = scale * dS^T Q; dV as accumulated
@@ -650,22 +762,24 @@ class Consumer:
             ptx.inst.mul.f32(self.dk[i], self.dk[i], cfg.scale)
         # the pointers and the CTA's rows again: not held in registers over the loop
         pdk, pdv = ptx.global_ptrs(dK, dV)
-        row0 = Work(cfg).kv_row + self.consumer * WG_N
-        store_direct(self.dk, bf16, pdk, row0, 0, self.D, self.D, frag=self.frag)
-        store_direct(self.dv, bf16, pdv, row0, 0, self.D, self.D, frag=self.frag)
+        again = Work(cfg)
+        row0 = again.kv_row + self.consumer * WG_N
+        limit = again.kv_head_row + cfg.seq if cfg.kv_tail else None   # the head's last row
+        store_direct(self.dk, bf16, pdk, row0, 0, self.D, self.D, limit, frag=self.frag)
+        store_direct(self.dv, bf16, pdv, row0, 0, self.D, self.D, limit, frag=self.frag)
 
 
 def build_main(cfg: Config, arch: str = ARCH):
     """Kernel (Q, K, V, dO, stats, dq_accum) -> (dK, dV); adds into dq_accum."""
     D = cfg.head_dim
     box = dict(layout=Layout.TMA_128B, tma_rank=3)
-    q_spec = Tile(cfg.rows, D, bf16, tma_box=(BM, D), **box)
-    kv_spec = Tile(cfg.kv_rows, D, bf16, tma_box=(BN, D), **box)
-    stats_spec = Tile(cfg.rows // BM, STATS_COLS, f32, tma_box=(1, STATS_COLS))
-    grid = (cfg.seq // BN, cfg.heads_kv, cfg.batch)
+    q_spec = Tile(cfg.tma_rows, D, bf16, tma_box=(BM, D), **box)
+    kv_spec = Tile(cfg.tma_kv_rows, D, bf16, tma_box=(BN, D), **box)
+    stats_spec = Tile(cfg.acc_rows // BM, STATS_COLS, f32, tma_box=(1, STATS_COLS))
+    grid = (cfg.kv_blocks, cfg.heads_kv, cfg.batch)
 
-    @kernel(in_specs=(q_spec, kv_spec, kv_spec, q_spec, stats_spec, Tile(cfg.rows, D, f32)),
-            out_specs=(Tile(cfg.kv_rows, D, bf16), Tile(cfg.kv_rows, D, bf16)),
+    @kernel(in_specs=(q_spec, kv_spec, kv_spec, q_spec, stats_spec, Tile(cfg.acc_rows, D, f32)),
+            out_specs=(Tile(cfg.tma_kv_rows, D, bf16), Tile(cfg.tma_kv_rows, D, bf16)),
             grid=grid, block=(THREADS, 1, 1), arch=arch, raw_directives=launch_directives())
     def flash_attention_bwd(Q, K, V, dO, STATS, DQ_ACCUM, dK, dV):
         descs = (Q.tma_desc(), K.tma_desc(), V.tma_desc(), dO.tma_desc(), STATS.tma_desc())
@@ -701,9 +815,22 @@ class Kernels:
         rows, kv_rows = cfg.rows, cfg.kv_rows
         stats, dq_accum = self.preprocess(o.reshape(rows, D), do.reshape(rows, D),
                                           lse.reshape(rows))
-        main_out = None if out is None else (out[1].view(kv_rows, D), out[2].view(kv_rows, D))
-        dk, dv = self.main(q.reshape(rows, D), k.reshape(kv_rows, D), v.reshape(kv_rows, D),
-                           do.reshape(rows, D), stats, dq_accum, out=main_out)
+        views = [x.reshape(n, D) for x, n in ((q, rows), (k, kv_rows), (v, kv_rows),
+                                              (do, rows))]
+        padded = cfg.tma_rows > rows or cfg.tma_kv_rows > kv_rows
+        if padded:   # fewer rows than a TMA box: copies with zero rows after them
+            import torch
+            views = [torch.nn.functional.pad(x, (0, 0, 0, n - x.shape[0])) for x, n in
+                     zip(views, (cfg.tma_rows, cfg.tma_kv_rows, cfg.tma_kv_rows, cfg.tma_rows))]
+        main_out = None if out is None or padded else (out[1].view(kv_rows, D),
+                                                       out[2].view(kv_rows, D))
+        dk, dv = self.main(*views, stats, dq_accum, out=main_out)
+        if padded:
+            dk, dv = dk[:kv_rows], dv[:kv_rows]
+            if out is not None:
+                out[1].view(kv_rows, D).copy_(dk)
+                out[2].view(kv_rows, D).copy_(dv)
+                dk, dv = out[1], out[2]
         convert_out = None if out is None else out[0].view(rows, D)
         dq = self.convert(dq_accum, out=convert_out)
         return dq.reshape(B, H, S, D), dk.reshape(B, Hkv, S, D), dv.reshape(B, Hkv, S, D)

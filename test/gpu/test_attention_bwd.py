@@ -5,7 +5,8 @@ against the float64 attention backward (relative error <= 2e-2 each);
 outputs poisoned with NaN before each launch (out= tensors filled with NaN,
 and the freed blocks the f32 dQ accumulator and the stats reuse), so an
 element left unwritten or an accumulator left unzeroed fails. D = 64 and
-128, causal and not, S = 128, 256, 384, 1024, grouped-query attention
+128, causal and not, S = 128, 256, 384, 1024 and odd lengths (1, 17, 127,
+129, 192, 333, 1000: partial last Q and K/V blocks), grouped-query attention
 (multi-query too), a softmax_scale. A second launch repeats dK and dV bit
 for bit and dQ up to the order of its f32 atomic adds. The main kernel's
 SASS has HGMMA and no local memory.
@@ -66,7 +67,7 @@ def forward64(q, k, v, causal, scale=None):
 def poison_accumulators(B, H, S, D):
     """Frees NaN-filled blocks of the f32 dQ accumulator's and the stats'
     sizes, so that the preprocess kernel's outputs start as NaN."""
-    rows = B * H * S
+    rows = B * H * (-(-S // 64) * 64)
     blocks = [torch.full((rows, D), float("nan"), device="cuda"),
               torch.full((rows // 64, 128), float("nan"), device="cuda")]
     torch.cuda.synchronize()
@@ -144,6 +145,28 @@ def test_red_variant_matches_float64(B, H, Hkv, S, D, causal):
 
 def test_three_stages():
     run_and_check(1, 2, 2, 1024, 128, True, seed=6, stages=3)
+
+
+ODD_CASES = [
+    # B, H, Hkv, S, D, causal: partial last Q and/or K/V blocks, tiny problems
+    (1, 1, 1, 1, 64, False),
+    (1, 1, 1, 17, 128, True),
+    (1, 2, 2, 127, 64, True),
+    (1, 2, 2, 129, 128, False),
+    (2, 2, 2, 1000, 128, True),
+    (1, 3, 3, 1000, 64, False),
+    (1, 2, 2, 192, 128, True),       # whole Q blocks, a partial K/V block
+    (1, 4, 2, 333, 128, True),       # GQA with partial blocks
+]
+
+
+@pytest.mark.parametrize("B,H,Hkv,S,D,causal", ODD_CASES)
+def test_odd_lengths_match_float64(B, H, Hkv, S, D, causal):
+    run_and_check(B, H, Hkv, S, D, causal, seed=S * 3 + D)
+
+
+def test_odd_length_red_variant():
+    run_and_check(1, 2, 2, 1000, 128, True, seed=11, dq_reduce="red")
 
 
 def test_softmax_scale_and_new_outputs():

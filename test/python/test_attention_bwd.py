@@ -20,7 +20,10 @@ from pyptx.errors import KernelWarning
 CONFIGS = [  # B, H, Hkv, S, D, causal
     (1, 2, 2, 256, 64, False), (1, 2, 2, 256, 64, True), (2, 3, 3, 1024, 128, False),
     (2, 3, 3, 1024, 128, True), (1, 1, 1, 128, 128, True), (4, 16, 16, 8192, 128, True),
-    (1, 8, 2, 512, 128, False), (1, 8, 2, 512, 128, True), (2, 4, 1, 256, 64, True)]
+    (1, 8, 2, 512, 128, False), (1, 8, 2, 512, 128, True), (2, 4, 1, 256, 64, True),
+    # partial last blocks: Q (seq % 64), K/V (seq % 128), both, tiny
+    (2, 2, 2, 1000, 128, True), (1, 4, 2, 4097, 64, False), (1, 1, 1, 17, 128, True),
+    (1, 2, 2, 192, 64, True), (1, 1, 1, 1, 64, False)]
 
 
 def ids(c):
@@ -46,7 +49,7 @@ def test_assembles_without_spills(B, H, Hkv, S, D, causal, assemble):
     assert "warning" not in r["ptxas_stderr"].lower()
     assert r["setmaxnreg_values"] == [fb.PRODUCER_REGS, fb.CONSUMER_REGS]
     assert r["smem_per_cta"] <= 227 * 1024
-    assert m.grid == (S // 128, Hkv, B)
+    assert m.grid == (-(-S // 128), Hkv, B)
     assert m.block == (384, 1, 1)
 
 
@@ -106,8 +109,10 @@ def test_refusals_name_the_problem_at_the_callers_line():
     assert e.value.line == here and e.value.file == __file__
     with pytest.raises(fb.AttentionShapeError, match="head_dim=96"):
         fb.kernels_for(1, 2, 2, 256, 96)
-    with pytest.raises(fb.AttentionShapeError, match="seq=200"):
-        fb.kernels_for(1, 2, 2, 200, 64)
+    with pytest.raises(fb.AttentionShapeError, match="seq must be a positive int"):
+        fb.kernels_for(1, 2, 2, 0, 64)
+    with pytest.raises(fb.AttentionShapeError, match="dq_reduce='tma'"):
+        fb.kernels_for(1, 2, 2, 256, 64, dq_reduce="tma")
     q = torch.zeros(1, 2, 128, 64, dtype=torch.bfloat16)
     with pytest.raises(fb.AttentionShapeError, match=r"lse must have shape \(1, 2, 128\)"):
         fb.flash_attention_backward(q, q, q, q, q, torch.zeros(1, 2, 64), causal=False)
@@ -130,6 +135,26 @@ def test_reference_matches_autograd(causal, group):
     for a, b in zip(ours, grads):
         torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-10)
     assert not math.isclose(ours[0].norm().item(), 0.0)
+
+
+@pytest.mark.parametrize("S,q_tail,kv_tail", [(1000, True, True), (192, False, True),
+                                              (4097, True, True), (1024, False, False)])
+def test_partial_blocks_take_a_masked_branch(S, q_tail, kv_tail):
+    cfg = fb.Config(1, 2, 2, S, 128, True)
+    assert (bool(cfg.q_tail), bool(cfg.kv_tail)) == (q_tail, kv_tail)
+    assert cfg.seq_pad == -(-S // 64) * 64 and m_grid(cfg) == (-(-S // 128), 2, 1)
+    text = fb.kernels_for(1, 2, 2, S, 128, True).main.ptx()
+    steps = len(re.findall(r"red\.global|cp\.reduce\.async\.bulk", text))
+    # with a partial block: one loop whose body is a masked and a plain step;
+    # without: the two peeled diagonal steps and the loop's
+    assert steps == (2 if q_tail or kv_tail else 3)
+    # the masked step: causal (32), past-seq columns (32), past-seq K rows (32)
+    masks = len(re.findall(r"@%p\d+ mov\.f32 %f\d+, 0fFF800000", text))
+    assert masks == (32 + 32 * q_tail + 32 * kv_tail if q_tail or kv_tail else 64)
+
+
+def m_grid(cfg):
+    return fb.build_main(cfg).module().grid
 
 
 def test_script_prints_ptx(capsys):
