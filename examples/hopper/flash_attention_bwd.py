@@ -13,35 +13,48 @@ bf16 Q, K, V, O, dO of shape (batch, heads, seq, D), D = 64 or 128, causal
 or not; K and V may have fewer heads than Q (grouped-query attention:
 heads_kv divides heads_q, Q head h uses K/V head h // (heads_q / heads_kv)).
 
-Three kernels:
+Three kernels: ``preprocess`` (Dsum = rowsum(dO * O), -LSE * log2(e), the
+f32 dQ accumulator zeroed) and ``convert`` (dQ = bf16(scale * accumulator))
+are in examples/hopper/flash_attention_bwd_rows.py; the main kernel here:
 
-1. ``preprocess``: per Q row, Dsum = rowsum(dO * O) and -LSE * log2(e)
-   into a stats array of (rows / 64, 128) f32 -- each 64-row block's 64
-   negated LSEs then its 64 Dsums, one 512-byte TMA box -- and zeroes the
-   f32 dQ accumulator.
-2. ``main``: one CTA per (128-row K/V block, K/V head, batch); 384 threads.
-   Warpgroup 0 is the producer: one thread loads the K and V blocks once,
-   then for every Q head of the group and every 64-row Q block (causal:
-   those at or below the diagonal) the Q block, the dO block and the stats
-   box into a ring of shared-memory stages. Warpgroups 1 and 2 each own 64
-   rows of the K/V block and per Q block compute, with wgmma,
-   S^T = K Q^T and dP^T = V dO^T (m64n64, A and B from shared memory),
-   P^T = ex2(S^T * scale * log2(e) - LSE * log2(e)) (the transposed
-   products put the Q rows in columns, so the accumulator fragment of
-   P^T is directly the A fragment of the next product),
-   dV += P^T dO and dK += dS^T Q (m64nD, A in registers, accumulated in
-   registers over the whole loop), then store dS^T (bf16) into shared
-   memory with stmatrix and compute dQ_block = dS K (A = dS^T read
-   transposed from shared memory); the f32 partial dQ is added into the
-   global accumulator with ``red.global.add.v2.f32``. D = 128: the two
-   warpgroups split dQ's columns (each needs the other's dS rows: a named
-   barrier); D = 64: each adds its own K rows' part (no barrier).
-   Causal: the two Q blocks on the diagonal are masked (peeled iterations),
-   the blocks above it are skipped.
-3. ``convert``: dQ = bf16(scale * accumulator).
+- one CTA per (128-row K/V block, K/V head, batch), 384 threads. Warpgroup
+  0 is the producer (``setmaxnreg.dec`` to 24): one thread loads the K and
+  V blocks once, then for every Q head of the group and every 64-row Q
+  block (causal: those at or below the diagonal) the Q block, the dO block
+  and the block's stats (512 bytes) into a ring of shared-memory stages
+  (TMA, 128B swizzle).
+- warpgroups 1 and 2 (``setmaxnreg.inc`` to 240) each own 64 rows of the
+  K/V block; per Q block, with wgmma: S^T = K Q^T and dP^T = V dO^T
+  (m64n64, A and B from shared memory), P^T = ex2(S^T * scale * log2(e) -
+  LSE * log2(e)) (transposed products put the Q rows in columns, so the
+  accumulator fragment of P^T, packed to bf16, is the A fragment of the
+  next product), dV += P^T dO (m64nD, A in registers, B = dO read
+  N-major), dS^T = P^T * (dP^T - Dsum), dK += dS^T Q; dV and dK stay in
+  registers over the whole loop. dS^T goes to shared memory (stmatrix, two
+  buffers) for dQ_block = dS K (A = dS^T read M-major, B = K read
+  N-major). D = 128: the two warpgroups split dQ's 128 columns (each needs
+  the other's dS^T rows: a 256-thread named barrier); D = 64: each takes
+  its own 64 K rows' part. The f32 partial dQ (64 x 64 per warpgroup)
+  goes to shared memory (st.shared.v4, fragment order) and one thread adds
+  it into the global accumulator with ``cp.reduce.async.bulk .add.f32``
+  (16 KB); ``dq_reduce="red"`` adds from registers with
+  ``red.global.add.v2.f32`` instead (measured 20-30% slower).
+- causal: the two Q blocks on the diagonal are masked (peeled steps), the
+  blocks above it skipped. Any seq: the last Q block and the last K/V
+  block may be partial; their rows past seq (the next head's rows, or
+  TMA's zeros) are masked to -inf in S^T in a masked copy of the step that
+  the loop takes for those blocks (and the diagonal's); dK/dV stores stop
+  at seq; the accumulator and stats pad each head to whole 64-row blocks.
+  The causal mask is aligned top-left (Q and K/V have one length).
+- grouped-query attention: the CTA of K/V head h loops over its group's Q
+  heads, dK and dV summed in registers over the group (no atomics); dQ per
+  Q head as above.
 
-seq must be a multiple of 128; other shapes are refused with
-``AttentionShapeError`` at the caller's line.
+Measured on an H100 SXM (benchmarks/attention_bwd.py, B*S = 64k tokens, 16
+heads, backward of all three kernels): D = 128, S = 4k-16k: 533-571
+TFLOP/s (causal 473-556), 1.75-1.81x sdpa's flash backend and 1.01-1.10x
+its cuDNN one; D = 64: 381-412 (causal 354-412), 1.37-1.51x flash,
+0.88-0.95x cuDNN.
 
     python examples/hopper/flash_attention_bwd.py [B H S D [causal]]   # prints the PTX
 """
@@ -66,15 +79,15 @@ from pyptx.errors import KernelError  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
 from pyptx.types import b32, bf16, f32, s32, u32, u64  # noqa: E402
 
+from examples.hopper.flash_attention_bwd_rows import (BM, LOG2E, STATS_COLS, QRows,  # noqa: E402
+                                                      build_convert, build_preprocess)
+
 ARCH = "sm_90a"
 BN = 128                   # K/V rows per CTA: two consumer warpgroups of 64
-BM = 64                    # Q rows per step of the loop
 WG_N = 64                  # K/V rows of one consumer warpgroup
 THREADS = 384
 HEAD_DIMS = (64, 128)
-LOG2E = 1.4426950408889634
 NEG_INF = float("-inf")
-STATS_COLS = 2 * BM        # a stats box: 64 -LSE*log2(e), then 64 Dsum
 PRODUCER_REGS, CONSUMER_REGS = 24, 240    # 128*24 + 256*240 <= 64K
 LINE = 128                 # bytes of a 128B-swizzled line (64 bf16)
 DQ_CHUNK_BYTES = BM * 64 * 4   # a warpgroup's 64 x 64 f32 part of dQ
@@ -148,15 +161,20 @@ class Config:
         """128-row K/V blocks per head: the grid's x."""
         return -(-self.seq // BN)
 
+    def q_rows(self):
+        """The Q-shaped rows of the preprocess and convert kernels."""
+        return QRows(self.batch * self.heads, self.seq, self.head_dim, self.scale,
+                     chunked=self.dq_reduce == "bulk")
+
     @property
     def seq_pad(self):
         """Rows per head of the dQ accumulator and the stats: whole Q blocks."""
-        return self.q_blocks * BM
+        return self.q_rows().seq_pad
 
     @property
     def acc_rows(self):
         """Rows of the f32 dQ accumulator (batch*heads*seq_pad)."""
-        return self.batch * self.heads * self.seq_pad
+        return self.q_rows().acc_rows
 
     @property
     def q_tail(self):
@@ -221,159 +239,6 @@ def check_shape(batch, heads, heads_kv, seq, head_dim, causal=False, stages=2,
     if cfg.smem_bytes() > 227 * 1024:
         _refuse(f"stages={stages} with head_dim={head_dim} needs {cfg.smem_bytes()} bytes "
                 f"of shared memory; a CTA has 227 KiB")
-
-
-# -- 1. preprocess: Dsum = rowsum(dO * O), -LSE*log2(e), dQ accumulator = 0 -------------
-
-def build_preprocess(cfg: Config, arch: str = ARCH):
-    """Kernel (O, dO, LSE) -> (stats, dq_accum): one CTA per 64 Q rows, D/8
-    threads per row, each loading 8 bf16 of O and of dO (16 bytes)."""
-    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
-    per_row = D // 8
-    threads = BM * per_row
-
-    @kernel(in_specs=(Tile(rows, D, bf16), Tile(rows, D, bf16), Tile(rows, f32)),
-            out_specs=(Tile(acc_rows // BM, STATS_COLS, f32), Tile(acc_rows, D, f32)),
-            grid=(acc_rows // BM, 1, 1), block=(threads, 1, 1), arch=arch)
-    def attention_bwd_preprocess(O, dO, LSE, STATS, DQ_ACCUM):
-        po, pdo, plse, pstats, pdq = ptx.global_ptrs(O, dO, LSE, STATS, DQ_ACCUM)
-        tid = reg.from_(ptx.special.tid.x(), u32)
-        block = reg.from_(ptx.special.ctaid.x(), u32)
-        r = tid // per_row                           # the row within the block
-        acc_row = block * BM + r
-        tensor_row, within = tensor_row_of(cfg, acc_row)
-        valid = None if within is None else within < cfg.seq
-        row = reg.from_(tensor_row, u64)
-        col = reg.from_((tid % per_row) * 8, u64)
-        elem = row * D + col
-        o = reg.array(b32, 4)
-        do = reg.array(b32, 4)
-        if valid is not None:     # the padding rows of a partial last block: zeros
-            for x in list(o) + list(do):
-                ptx.inst.mov.b32(x, 0)
-        ptx.inst.ld.global_.nc.v4.b32(list(o), ptx.addr(po + elem * 2), pred=valid)
-        ptx.inst.ld.global_.nc.v4.b32(list(do), ptx.addr(pdo + elem * 2), pred=valid)
-        zero = reg.scalar(f32, init=0.0)
-        dq = pdq + (reg.from_(acc_row, u64) * D + col) * 4
-        ptx.inst.st.global_.v4.f32(ptx.addr(dq), [zero] * 4)
-        ptx.inst.st.global_.v4.f32(ptx.addr(dq, 16), [zero] * 4)
-        total = reg.scalar(f32, init=0.0)
-        bits, x, y = reg.scalar(b32), reg.scalar(f32), reg.scalar(f32)
-        for a, b in zip(o, do):
-            for high in (False, True):               # the pair's two bf16 -> f32
-                for src, dst in ((a, x), (b, y)):
-                    if high:
-                        ptx.inst.and_.b32(bits, src, 0xFFFF0000)
-                    else:
-                        ptx.inst.shl.b32(bits, src, 16)
-                    ptx.inst.mov.b32(dst, bits)
-                ptx.inst.fma.rn.f32(total, x, y, total)
-        ptx.warp.reduce_sum(total, width=per_row)
-        lse = reg.scalar(f32, init=0.0)
-        first = (tid % per_row) == 0
-        ptx.inst.ld.global_.nc.f32(lse, ptx.addr(plse + row * 4),
-                                   pred=first if valid is None else first & valid)
-        ptx.inst.mul.f32(lse, lse, -LOG2E)
-        where = pstats + reg.from_(block * (STATS_COLS * 4) + r * 4, u64)
-        ptx.inst.st.global_.f32(ptx.addr(where), lse, pred=first)
-        ptx.inst.st.global_.f32(ptx.addr(where, BM * 4), total, pred=first)
-        ptx.ret()
-
-    return attention_bwd_preprocess
-
-
-def tensor_row_of(cfg: Config, acc_row):
-    """(row of the Q-shaped tensors, row within its head) of accumulator
-    row `acc_row` (a register); the row within the head (padding when >=
-    seq) is None when seq is a multiple of 64: the rows are the same."""
-    if cfg.seq_pad == cfg.seq:
-        return acc_row, None
-    head = acc_row // cfg.seq_pad
-    within = acc_row - head * cfg.seq_pad
-    return head * cfg.seq + within, within
-
-
-# -- 3. convert: dQ = bf16(scale * accumulator) ------------------------------------------
-
-CONVERT_THREADS = 256
-
-
-def build_convert(cfg: Config, arch: str = ARCH):
-    """Kernel dq_accum (f32) -> dQ (bf16) = scale * dq_accum: row-major
-    (dq_reduce "red"), or in the main kernel's chunk order ("bulk")."""
-    if cfg.dq_reduce == "bulk":
-        return build_convert_chunks(cfg, arch)
-    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
-    count = acc_rows * D // 8
-    per_row = D // 8
-
-    @kernel(in_specs=(Tile(acc_rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
-            grid=(count // CONVERT_THREADS, 1, 1), block=(CONVERT_THREADS, 1, 1), arch=arch)
-    def attention_bwd_convert(DQ_ACCUM, DQ):
-        pacc, pdq = ptx.global_ptrs(DQ_ACCUM, DQ)
-        i = reg.scalar(u32)
-        ptx.fma(i, reg.from_(ptx.special.ctaid.x(), u32), CONVERT_THREADS,
-                reg.from_(ptx.special.tid.x(), u32))
-        index = reg.from_(i, u64)
-        tensor_row, within = tensor_row_of(cfg, i // per_row)
-        if within is not None:
-            ptx.ret(pred=within >= cfg.seq)
-        acc = reg.array(f32, 8)
-        src = pacc + index * 32
-        ptx.inst.ld.global_.nc.v4.f32(list(acc[0:4]), ptx.addr(src))
-        ptx.inst.ld.global_.nc.v4.f32(list(acc[4:8]), ptx.addr(src, 16))
-        packed = reg.array(b32, 4)
-        for j in range(4):
-            ptx.inst.mul.f32(acc[2 * j], acc[2 * j], cfg.scale)
-            ptx.inst.mul.f32(acc[2 * j + 1], acc[2 * j + 1], cfg.scale)
-            ptx.inst.cvt.rn.bf16x2.f32(packed[j], acc[2 * j + 1], acc[2 * j])
-        out = index * 8 if within is None else reg.from_(tensor_row * D + (i % per_row) * 8,
-                                                         u64)
-        ptx.inst.st.global_.v4.b32(ptx.addr(pdq + out * 2), list(packed))
-        ptx.ret()
-
-    return attention_bwd_convert
-
-
-def build_convert_chunks(cfg: Config, arch: str = ARCH):
-    """Kernel dq_accum -> dQ for the "bulk" layout: 64-row Q blocks of D/64
-    chunks (64 x 64 f32, 16 KB, one per warpgroup's columns), each the
-    accumulator fragments of a warpgroup's 128 threads in 16-byte pieces:
-    piece c of thread t (registers 4c..4c+3) at float (c*128 + t)*4 -- what
-    conflict-free st.shared.v4 writes. One thread per piece: rows
-    16*warp + lane/4 (+8), columns 8c + 2*(lane%4) (+1)."""
-    D, rows, acc_rows = cfg.head_dim, cfg.rows, cfg.acc_rows
-    count = acc_rows * D // 4
-    chunks_per_block = D // 64
-
-    @kernel(in_specs=(Tile(acc_rows, D, f32),), out_specs=(Tile(rows, D, bf16),),
-            grid=(count // CONVERT_THREADS, 1, 1), block=(CONVERT_THREADS, 1, 1), arch=arch)
-    def attention_bwd_convert(DQ_ACCUM, DQ):
-        pacc, pdq = ptx.global_ptrs(DQ_ACCUM, DQ)
-        i = reg.scalar(u32)
-        ptx.fma(i, reg.from_(ptx.special.ctaid.x(), u32), CONVERT_THREADS,
-                reg.from_(ptx.special.tid.x(), u32))
-        acc = reg.array(f32, 4)
-        ptx.inst.ld.global_.nc.v4.f32(list(acc), ptx.addr(pacc + reg.from_(i, u64) * 16))
-        t, c, chunk = i & 127, (i >> 7) & 7, i >> 10
-        block, half = chunk // chunks_per_block, chunk % chunks_per_block
-        lane = t & 31
-        row, within = tensor_row_of(cfg, block * BM + ((t >> 5) << 4) + (lane >> 2))
-        col = half * 64 + c * 8 + ((lane & 3) << 1)
-        out = pdq + reg.from_(row * D + col, u64) * 2
-        # rows r and r + 8 of one Q block; padding rows (r >= seq) are not stored
-        preds = [None, None] if within is None else [within < cfg.seq,
-                                                     (within + 8) < cfg.seq]
-        packed = reg.array(b32, 2)
-        for h in range(2):
-            ptx.inst.mul.f32(acc[2 * h], acc[2 * h], cfg.scale)
-            ptx.inst.mul.f32(acc[2 * h + 1], acc[2 * h + 1], cfg.scale)
-            ptx.inst.cvt.rn.bf16x2.f32(packed[h], acc[2 * h + 1], acc[2 * h])
-        ptx.inst.st.global_.b32(ptx.addr(out), packed[0], pred=preds[0])
-        ptx.inst.st.global_.b32(ptx.addr(out, 8 * D * 2), packed[1], pred=preds[1])
-        ptx.ret()
-
-    return attention_bwd_convert
 
 
 # -- 2. the main kernel ----------------------------------------------------------------
@@ -805,9 +670,9 @@ class Kernels:
 
     def __init__(self, cfg: Config, arch: str = ARCH):
         self.cfg = cfg
-        self.preprocess = build_preprocess(cfg, arch)
+        self.preprocess = build_preprocess(cfg.q_rows(), arch)
         self.main = build_main(cfg, arch)
-        self.convert = build_convert(cfg, arch)
+        self.convert = build_convert(cfg.q_rows(), arch)
 
     def __call__(self, q, k, v, o, do, lse, out=None):
         cfg = self.cfg

@@ -9,7 +9,9 @@ element left unwritten or an accumulator left unzeroed fails. D = 64 and
 129, 192, 333, 1000: partial last Q and K/V blocks), grouped-query attention
 (multi-query too), a softmax_scale. A second launch repeats dK and dV bit
 for bit and dQ up to the order of its f32 atomic adds. The main kernel's
-SASS has HGMMA and no local memory.
+SASS has HGMMA and no local memory. The preprocess and convert kernels on
+their own: stats against their float64 formula, the accumulator zeroed,
+dQ from a known accumulator in either layout.
 
 Run as a script for compute-sanitizer (one small launch of each variant):
     compute-sanitizer --tool memcheck python3 test/gpu/test_attention_bwd.py
@@ -27,6 +29,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from examples.hopper import flash_attention_bwd as fb  # noqa: E402
+from examples.hopper import flash_attention_bwd_rows as fbr  # noqa: E402
 
 SM90 = torch.cuda.get_device_capability() >= (9, 0)
 pytestmark = pytest.mark.skipif(not SM90, reason="wgmma and TMA need sm_90a")
@@ -192,6 +195,45 @@ def test_refuses_bad_groups():
     o, lse = torch.zeros_like(q), torch.zeros(1, 3, 128, device="cuda")
     with pytest.raises(fb.AttentionShapeError, match="not a multiple of heads_kv"):
         fb.flash_attention_backward(q, k, v, o, do, lse, causal=False)
+
+
+def chunk_order(acc, D):
+    """A row-major (acc_rows, D) accumulator in the main kernel's chunk order
+    (flash_attention_bwd_rows's docstring): flat float index of (r, c) is
+    ((block * D/64 + c // 64) * 1024 + piece * 128 + thread) * 4 + k."""
+    r = torch.arange(acc.shape[0], device=acc.device)[:, None]
+    c = torch.arange(D, device=acc.device)[None, :]
+    rr, cc = r % 64, c % 64
+    thread = 32 * (rr // 16) + 4 * (rr % 8) + (cc % 8) // 2
+    k = 2 * ((rr % 16) // 8) + cc % 2
+    chunk = (r // 64) * (D // 64) + c // 64
+    index = ((chunk * 1024 + (cc // 8) * 128 + thread) * 4 + k).reshape(-1)
+    out = torch.empty_like(acc).reshape(-1)
+    out[index] = acc.reshape(-1)
+    return out.reshape(acc.shape)
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+@pytest.mark.parametrize("D", [64, 128])
+def test_row_kernels_match_reference(chunked, D):
+    rows = fbr.QRows(3, 200, D, scale=0.3, chunked=chunked)
+    g = torch.Generator(device="cuda").manual_seed(D)
+    o, do = (torch.randn(rows.rows, D, device="cuda", generator=g).to(torch.bfloat16)
+             for _ in range(2))
+    lse = torch.randn(rows.rows, device="cuda", generator=g)
+    poison_accumulators(3, 1, 200, D)
+    stats, acc = fbr.build_preprocess(rows)(o, do, lse)
+    ref_stats, to_dq = fbr.reference(o.view(3, 200, D), do.view(3, 200, D), lse.view(3, 200),
+                                     rows)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(stats.double(), ref_stats, rtol=1e-5, atol=1e-4)
+    assert acc.shape == (rows.acc_rows, D) and not acc.isnan().any() and not acc.any()
+    values = torch.randn(rows.acc_rows, D, device="cuda", generator=g)
+    given = chunk_order(values, D) if chunked else values
+    dq = torch.full((rows.rows, D), float("nan"), dtype=torch.bfloat16, device="cuda")
+    fbr.build_convert(rows)(given, out=dq)
+    torch.cuda.synchronize()
+    assert rel_err(dq, to_dq(values)) < 1e-2
 
 
 @pytest.mark.parametrize("D,causal,dq_reduce", [(64, False, "bulk"), (128, True, "bulk"),

@@ -15,6 +15,7 @@ import torch
 from conftest import line_of
 
 from examples.hopper import flash_attention_bwd as fb
+from examples.hopper import flash_attention_bwd_rows as fbr
 from pyptx.errors import KernelWarning
 
 CONFIGS = [  # B, H, Hkv, S, D, causal
@@ -161,3 +162,32 @@ def test_script_prints_ptx(capsys):
     fb.main(["1", "1", "256", "64", "causal"])
     out = capsys.readouterr().out
     assert out.count(".entry") == 3 and "flash_attention_bwd" in out
+
+
+@pytest.mark.parametrize("chunked", [True, False])
+def test_row_kernels_assemble_and_print(chunked, assemble, capsys):
+    rows = fbr.QRows(3, 1000, 128, scale=0.1, chunked=chunked)
+    assert (rows.seq_pad, rows.acc_rows) == (1024, 3072)
+    for build in (fbr.build_preprocess, fbr.build_convert):
+        k = build(rows)
+        assemble(k.ptx(), "sm_90a")
+        assert k.module().grid[0] * k.module().block[0] in (
+            rows.acc_rows * 128 // 8, rows.acc_rows * 128 // (4 if chunked else 8))
+    fbr.main([])
+    assert capsys.readouterr().out.count(".entry") == 2
+
+
+def test_row_reference_layout():
+    g = torch.Generator().manual_seed(1)
+    rows = fbr.QRows(2, 70, 64, scale=0.5)
+    o, do = (torch.randn(2, 70, 64, generator=g) for _ in range(2))
+    lse = torch.randn(2, 70, generator=g)
+    stats, to_dq = fbr.reference(o, do, lse, rows)
+    assert stats.shape == (2 * 128 // 64, 128)
+    # head 1's second block: rows 64..69 valid, then padding (zeros)
+    torch.testing.assert_close(stats[3, 64:70], (o[1, 64:].double() * do[1, 64:]).sum(-1))
+    torch.testing.assert_close(stats[3, :6], -lse[1, 64:].double() * fbr.LOG2E)
+    assert not stats[3, 70 - 64:64].any() and not stats[3, 64 + 6:].any()
+    acc = torch.arange(2 * 128 * 64, dtype=torch.float32).reshape(256, 64)
+    dq = to_dq(acc)
+    assert dq.shape == (140, 64) and dq[70, 0] == 0.5 * acc[128, 0]
