@@ -20,6 +20,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 if ROOT not in sys.path:
     sys.path.insert(0, ROOT)
 
+from examples.hopper.flash_attention_bwd import Config as AttentionBwdConfig  # noqa: E402
+from examples.hopper.flash_attention_bwd_rows import QRows  # noqa: E402
+
 ROWS = ("rms_norm", "layer_norm", "softmax", "swiglu")
 
 # "module:builder" -> (arguments, keyword arguments, the tensors it writes).
@@ -41,6 +44,15 @@ EXAMPLES = {
     "examples.hopper.tma_pipeline:build_tma_pipeline": ((), {}, ("Y", "S")),
     "examples.hopper.flash_attention:build_flash_attention": ((1, 2, 512, 64), {},
                                                               ("O", "LSE")),
+    # the attention backward: the main kernel adds into the dQ accumulator
+    "examples.hopper.flash_attention_bwd:build_main": (
+        (AttentionBwdConfig(1, 2, 2, 256, 64),), {}, ("DQ_ACCUM", "dK", "dV")),
+    "examples.hopper.flash_attention_bwd_rows:build_preprocess": ((QRows(2, 200, 64),), {},
+                                                                  ("STATS", "DQ_ACCUM")),
+    "examples.hopper.flash_attention_bwd_rows:build_convert": (
+        (QRows(2, 200, 64, chunked=False),), {}, ("DQ",)),
+    "examples.hopper.flash_attention_bwd_rows:build_convert_chunks": ((QRows(2, 200, 128),),
+                                                                      {}, ("DQ",)),
     "examples.blackwell.gemm:build_gemm": ((256, 256, 64), {}, ("C",)),
     "examples.blackwell.grouped_gemm:build_grouped_gemm": ((512, 256, 128, 2), {}, ("C",)),
     "examples.blackwell.tcgen05_alloc_mma:build_tcgen05_alloc_mma": ((), {}, ("D",)),
@@ -60,6 +72,9 @@ EXAMPLES = {
 VARIANTS = [
     ("examples.hopper.gemm:build_gemm", (512, 512, 128), {"epilogue": "direct", "cluster": 1},
      ("C",)),
+    ("examples.hopper.flash_attention_bwd:build_main",
+     (AttentionBwdConfig(1, 4, 2, 1000, 128, True, dq_reduce="red"),), {},
+     ("DQ_ACCUM", "dK", "dV")),
 ]
 
 

@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""TFLOP/s of the Hopper flash attention backward
+(examples/hopper/flash_attention_bwd.py: its three kernels) beside the
+backward of PyTorch's scaled_dot_product_attention with its flash and its
+cuDNN backends (torch.autograd.grad through sdpa; the forward runs outside
+the timed region), in the same process with CUDA events. FLOPs =
+2.5 x the forward's = 10*B*H*S^2*D, halved for causal.
+
+Per configuration: random bf16 Q, K, V, dO (normal, never zeros; two
+sets, rotated, each far past L2), our O and LSE from our forward kernel
+(sdpa flash's forward for a length ours refuses);
+a warm-up, then --reps calls timed one by one (harness.time_calls); each
+side is timed twice in turn and the mean of the two medians is reported.
+Before timing, our dQ, dK, dV (out= tensors poisoned with NaN) are
+compared with sdpa flash's gradients. Also timed: our main kernel alone
+(``main_ms``: without the preprocess and convert kernels), and with
+--variants the other variants of our kernels (VARIANTS: how dQ is
+accumulated, ring depth), each checked against the first.
+
+Each head_dim runs in its own process with a time limit. Prints a table
+and writes attention_bwd.csv, attention_bwd.json, attention_bwd.png under
+--out.
+
+usage: attention_bwd.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
+                        [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
+                        [--variants bulk,red,stages3]
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import statistics
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
+
+from harness import fmt, run_child  # noqa: E402
+from harness import time_calls as harness_time_calls  # noqa: E402
+
+# our kernels' variants: name -> kernels_for keyword arguments; the first is "ours"
+VARIANTS = {"bulk": {}, "red": {"dq_reduce": "red"}, "stages3": {"stages": 3}}
+
+
+def time_calls(calls, reps):
+    return harness_time_calls(calls, reps, warmup_calls=3, warmup_s=0.05)
+
+
+def rel(a, b):
+    a, b = a.double(), b.double()
+    if bool(a.isnan().any()):
+        return float("nan")
+    return ((a - b).norm() / b.norm()).item()
+
+
+def sdpa_backward(backend, q, k, v, do, causal):
+    """A call running sdpa's backward (its forward done here, once)."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    which = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION}[backend]
+    q, k, v = (x.detach().requires_grad_() for x in (q, k, v))
+    with sdpa_kernel(which):
+        o = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)
+
+    def call():
+        with sdpa_kernel(which):
+            return torch.autograd.grad(o, (q, k, v), do, retain_graph=True)
+    return call
+
+
+def forward(fa, q, k, v, causal):
+    """(O, LSE) of our forward kernel; of sdpa's flash forward (aten's op,
+    which returns the natural-log LSE) for a shape ours refuses."""
+    import torch
+    try:
+        return fa.flash_attention(q, k, v, causal=causal)
+    except fa.AttentionShapeError:
+        out = torch.ops.aten._scaled_dot_product_flash_attention(q, k, v, is_causal=causal)
+        return out[0].contiguous(), out[1][..., :q.shape[2]].contiguous()
+
+
+def run_group(D, causals, seqs, tokens, heads, reps, variants):
+    import torch
+    from examples.hopper import flash_attention as fa
+    from examples.hopper import flash_attention_bwd as fb
+    for causal, S in [(c, S) for c in causals for S in seqs]:
+        B = max(1, tokens // S)
+        flops = 10 * B * heads * S * S * D // (2 if causal else 1)
+        row = dict(B=B, H=heads, S=S, D=D, causal=causal, flops=flops,
+                   config=f"B{B} H{heads} S{S} D{D}{' causal' if causal else ''}")
+        try:
+            sets = []
+            for _ in range(2):
+                q, k, v, do = (torch.randn(B, heads, S, D, device="cuda").to(torch.bfloat16)
+                               for _ in range(4))
+                o, lse = forward(fa, q, k, v, causal)
+                sets.append((q, k, v, o, do, lse))
+            t0 = time.time()
+            outs = [torch.full((B, heads, S, D), float("nan"), dtype=torch.bfloat16,
+                               device="cuda") for _ in range(3)]
+            ours = fb.flash_attention_backward(*sets[0], causal=causal, out=outs,
+                                               **VARIANTS[variants[0]])
+            torch.cuda.synchronize()
+            ours = [x.clone() for x in ours]     # outs is rewritten below
+            row["build_s"] = round(time.time() - t0, 2)
+            calls = {}
+            for n, variant in enumerate(variants):
+                options = VARIANTS[variant]
+                if n:   # the others: checked against the first
+                    fb.flash_attention_backward(*sets[0], causal=causal, out=outs, **options)
+                    torch.cuda.synchronize()
+                    row[f"{variant}_rel_err_dq_vs_ours"] = rel(outs[0], ours[0])
+                calls["ours" if n == 0 else variant] = [
+                    lambda s=s, o=options: fb.flash_attention_backward(*s, causal=causal,
+                                                                        out=outs, **o)
+                    for s in sets]
+            kern = fb.kernels_for(B, heads, heads, S, D, causal, **VARIANTS[variants[0]])
+            main_args = []
+            for q, k, v, o, do, lse in sets:
+                stats, acc = kern.preprocess(o.reshape(-1, D), do.reshape(-1, D), lse.reshape(-1))
+                main_args.append((q.reshape(-1, D), k.reshape(-1, D), v.reshape(-1, D),
+                                  do.reshape(-1, D), stats, acc))
+            main_out = (outs[1].view(-1, D), outs[2].view(-1, D))
+            calls["main"] = [lambda a=a: kern.main(*a, out=main_out) for a in main_args]
+            for side in ("flash", "cudnn"):
+                try:
+                    call = sdpa_backward(side, *(sets[0][i] for i in (0, 1, 2, 4)), causal)
+                    grads = call()
+                    torch.cuda.synchronize()
+                    if side == "flash":
+                        for name, a, b in zip(("dq", "dk", "dv"), ours, grads):
+                            row[f"rel_err_{name}_vs_flash"] = rel(a, b)
+                    del grads
+                    calls[side] = [call] + [sdpa_backward(side, *(s[i] for i in (0, 1, 2, 4)),
+                                                          causal) for s in sets[1:]]
+                except Exception as e:  # noqa: BLE001 -- not offered on this card/build
+                    row[f"{side}_error"] = f"{type(e).__name__}: {e}"[:300]
+            times = {side: [] for side in calls}
+            for _ in range(2):
+                for side, cs in calls.items():
+                    times[side].append(time_calls(cs, reps))
+            for side, ms in times.items():
+                row[f"{side}_ms"] = ms
+                row[f"{side}_tflops"] = flops / statistics.mean(ms) / 1e9
+            for side in ("flash", "cudnn"):
+                if f"{side}_tflops" in row:
+                    row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
+            del sets, calls, outs, ours, main_args
+        except Exception as e:  # noqa: BLE001 -- report and go on
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        print("RESULT " + json.dumps(row), flush=True)
+
+
+def spawn(D, args):
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", str(D), "--causal", args.causal,
+           "--seqs", args.seqs, "--tokens", str(args.tokens), "--heads", str(args.heads),
+           "--reps", str(args.reps), "--variants", args.variants]
+    rows, status, err, seconds = run_child(cmd, args.timeout)
+    for r in rows:
+        print(f"  {r['config']}: " + ", ".join(
+            f"{k[:-7]} {r[k]:.1f}" for k in r if k.endswith("_tflops")) + " TFLOP/s"
+            + (f" ERROR {r['error']}" if "error" in r else ""), flush=True)
+    print(f"[D={D}] exit {status} in {seconds:.0f} s, {len(rows)} results", flush=True)
+    if status != 0:
+        print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+    return rows
+
+
+def table(rows):
+    lines = [f"{'config':28} {'ours':>7} {'flash':>7} {'cuDNN':>7} {'/flash':>7} {'/cuDNN':>7} "
+             f"{'main':>7} {'ours ms (2 runs)':>18} {'dq err':>8} {'dk err':>8} {'dv err':>8}"]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"{r['config']:28} ERROR {r['error']}")
+            continue
+        ms = "/".join(f"{t:.3f}" for t in r["ours_ms"])
+        lines.append(f"{r['config']:28} {fmt(r.get('ours_tflops')):>7} "
+                     f"{fmt(r.get('flash_tflops')):>7} {fmt(r.get('cudnn_tflops')):>7} "
+                     f"{fmt(r.get('ratio_flash'), '.3f'):>7} {fmt(r.get('ratio_cudnn'), '.3f'):>7} "
+                     f"{fmt(r.get('main_tflops')):>7} {ms:>18} "
+                     + " ".join(f"{fmt(r.get(f'rel_err_{n}_vs_flash'), '.1e'):>8}"
+                                for n in ("dq", "dk", "dv"))
+                     + "".join(f" {k[:-7]} {r[k]:.1f}" for k in r
+                               if k.endswith("_tflops") and k[:-7] in VARIANTS))
+    lines.append("TFLOP/s = 10*B*H*S^2*D (/2 causal) / time of the backward; ratios: ours / "
+                 "theirs; main: our main kernel alone; errors: ours vs sdpa flash's gradients")
+    return "\n".join(lines)
+
+
+def write_files(rows, out, device):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "attention_bwd.json"), "w") as f:
+        json.dump(dict(device=device, rows=rows), f, indent=1)
+    keys = ["config", "B", "H", "S", "D", "causal", "ours_tflops", "flash_tflops",
+            "cudnn_tflops", "ratio_flash", "ratio_cudnn", "main_tflops", "ours_ms", "main_ms",
+            "flash_ms", "cudnn_ms", "rel_err_dq_vs_flash", "rel_err_dk_vs_flash",
+            "rel_err_dv_vs_flash", "build_s"] + [
+        f"{v}_{what}" for v in VARIANTS for what in ("tflops", "ms", "rel_err_dq_vs_ours")] + [
+        "flash_error", "cudnn_error", "error"]
+    with open(os.path.join(out, "attention_bwd.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no PNG, see attention_bwd.csv")
+        return
+    good = [r for r in rows if "error" not in r]
+    fig, ax = plt.subplots(figsize=(12, 5))
+    sides = [("ours_tflops", "pyptx"), ("flash_tflops", "sdpa flash"),
+             ("cudnn_tflops", "sdpa cuDNN")]
+    width = 0.8 / len(sides)
+    for n, (key, label) in enumerate(sides):
+        ax.bar([i + (n - (len(sides) - 1) / 2) * width for i in range(len(good))],
+               [r.get(key, 0) for r in good], width, label=label)
+    ax.set_xticks(range(len(good)))
+    ax.set_xticklabels([r["config"].replace(" causal", "\ncausal") for r in good],
+                       fontsize=7, rotation=30, ha="right")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(f"bf16 attention backward\n{device}", fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "attention_bwd.png"), dpi=120)
+    plt.close(fig)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--out", default="benchmark_out")
+    p.add_argument("--tokens", type=int, default=65536, help="B*S (B = tokens // S)")
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--seqs", default="4096,8192,16384")
+    p.add_argument("--dims", default="64,128")
+    p.add_argument("--causal", default="both", choices=("both", "yes", "no"))
+    p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
+    p.add_argument("--variants", default="bulk",
+                   help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
+    p.add_argument("--child", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    seqs = [int(s) for s in args.seqs.split(",")]
+    causals = {"both": (False, True), "yes": (True,), "no": (False,)}[args.causal]
+    import torch
+    if args.child:
+        torch.manual_seed(0)
+        return run_group(int(args.child), causals, seqs, args.tokens, args.heads, args.reps,
+                         args.variants.split(","))
+    prop = torch.cuda.get_device_properties(0)
+    device = (f"{prop.name}, {prop.multi_processor_count} SMs, torch {torch.__version__}, "
+              f"{time.strftime('%Y-%m-%d')}")
+    print(device, flush=True)
+    rows = []
+    for D in (int(d) for d in args.dims.split(",")):
+        rows += spawn(D, args)
+        write_files(rows, args.out, device)
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    main()
