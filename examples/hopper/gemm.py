@@ -93,13 +93,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     cluster: CTAs per cluster along M (1 or 2). Default: 2 for a K-major B
     when there are more than CLUSTER_MIN_WAVES tiles per SM (measured on an
     H100: +3% at 8192^3, a tie at 4096^3), else 1 (+5% at 2048^3, one wave);
-    an MN-major B takes 1, see below. group_m: cluster rows per group of
-    the tile order. prefetch: prefetch.tensormap the descriptors first.
-
-    An MN-major B with a 2-CTA cluster gave wrong tiles in the second CTA
-    of each cluster on an H100 (2026-11-26; columns 64..255 of its tile,
-    whether B went in as rank-3 or rank-2 boxes; K-major B is right at every
-    size tested): until that is understood the combination is refused."""
+    an MN-major B defaults to 1 (2 is allowed). group_m: cluster rows per
+    group of the tile order. prefetch: prefetch.tensormap the descriptors
+    first."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
                          f"not {b_major!r}")
@@ -108,10 +104,6 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         cluster = 2 if b_major == "K" and many else 1
     if cluster not in (1, 2):
         raise ValueError(f"gemm: cluster must be 1 or 2, not {cluster!r}")
-    if cluster > 1 and b_major == "MN":
-        raise ValueError("gemm: an MN-major B (K x N) runs with cluster=1: with a 2-CTA "
-                         "cluster the second CTA's tiles came out wrong on the GPU (an "
-                         "open bug, see benchmarks/NOTES.md); pass cluster=1 or a K-major B")
     if out_dtype not in (bf16, f32):
         raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {out_dtype}")
     check_shape(M, N, K, cluster)

@@ -130,9 +130,15 @@ def test_default_cluster_follows_the_tile_count():
     assert gemm.build_gemm(1024, 1024, 64, num_sms=4).module().cluster == (2, 1, 1)
 
 
-def test_mn_major_b_with_a_cluster_is_refused():
-    with pytest.raises(ValueError, match="MN-major B .* runs with cluster=1"):
-        gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2)
+def test_mn_major_b_with_a_cluster_masks_the_descriptor_base():
+    """In a cluster the shared address carries the CTA rank above bit 23;
+    the MN-major B descriptor's base is cut to 18 bits so that (address >> 4)
+    stays inside the 14-bit start field (else it lands in the stripe stride)."""
+    text = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2).ptx()
+    masked = [l for l in lines(text, "and.b32") if l.endswith(", 262143;")]
+    assert len(masked) == 1
+    single = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=1).ptx()
+    assert not [l for l in lines(single, "and.b32") if l.endswith(", 262143;")]
 
 
 def test_prefetch_and_group_options():
