@@ -119,34 +119,41 @@ def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
     """C (T, N) with rows offs[g-1]:offs[g] = those rows of A (T, K) @ B_g.T,
     B_g = B[g*N:(g+1)*N] (B is (G*N, K)), offs a (G,) int32 tensor of
     cumulative row ends (offs[G-1] <= T; rows past it are not written).
-    N must be a multiple of 256, K of 64, G at most 384. l2_promotion: of
-    the A and B descriptors."""
+    N and K must be multiples of 8 (16-byte rows for TMA), K >= 64,
+    G * N >= 256, G at most 384. A K tail is zero-filled by TMA; a last
+    column tile past N reads the next expert's rows of B (harmless: those
+    columns are not stored). l2_promotion: of the A and B descriptors."""
     _check_out(out_dtype)
-    if N % BN or K % BK or not 1 <= G <= MAX_EXPERTS or T < 1:
-        raise ValueError(f"grouped gemm: N must be a multiple of {BN}, K of {BK}, "
-                         f"1 <= G <= {MAX_EXPERTS}; got T={T} N={N} K={K} G={G}")
+    if N % 8 or K % 8 or K < BK or G * N < BN or not 1 <= G <= MAX_EXPERTS or T < 1:
+        raise ValueError(f"grouped gemm: N and K must be multiples of 8, K >= {BK}, "
+                         f"G * N >= {BN}, 1 <= G <= {MAX_EXPERTS}; got T={T} N={N} K={K} "
+                         f"G={G}")
+    tma_ok = out_dtype == bf16 and N % 64 == 0 and T >= WG_M
     if epilogue is None:
-        epilogue = "tma" if out_dtype == bf16 else "direct"
-    if epilogue not in ("tma", "direct") or (epilogue == "tma" and out_dtype != bf16):
-        raise ValueError(f"grouped gemm: epilogue must be 'direct' or (bf16 out) 'tma', "
-                         f"not {epilogue!r}")
+        epilogue = "tma" if tma_ok else "direct"
+    if epilogue not in ("tma", "direct") or (epilogue == "tma" and not tma_ok):
+        raise ValueError(f"grouped gemm: epilogue must be 'direct' or (bf16 out, N a multiple "
+                         f"of 64) 'tma', not {epilogue!r}")
     schedule_bytes = ExpertScheduler.smem_bytes(G)
     choices = [(stages, 128), (stages, 256)] if stages else [(4, 128), (3, 256)]
     for n_stages, epi_cols in choices:
         cfg = Config(bn=BN, stages=n_stages, cluster=1, b_major="K",
-                     out_dtype=out_dtype, epilogue=epilogue, k_tiles=K // BK,
-                     epi_cols=epi_cols)
+                     out_dtype=out_dtype, epilogue=epilogue, k_tiles=-(-K // BK),
+                     epi_cols=epi_cols, a_rows=min(BM, T))
         if wg_gemm.smem_bytes(cfg) + schedule_bytes <= 227 * 1024:
             break
     else:
         raise ValueError(f"grouped gemm: {stages} stages need "
                          f"{wg_gemm.smem_bytes(cfg) + schedule_bytes} bytes of shared "
                          f"memory; a CTA has 227 KiB")
-    n_tiles = N // BN
-    c_spec = (Tile(T, N, bf16, Layout.TMA_128B, tma_box=(WG_M, cfg.epi_cols), tma_rank=3)
-              if epilogue == "tma" else Tile(T, N, out_dtype))
+    if epilogue == "tma" and cfg.epi_cols > N:    # a store chunk no wider than C
+        cfg = Config(**{**cfg.__dict__, "epi_cols": 64 if N < 128 else 128})
+    n_tiles = -(-N // BN)
+    col_limit = N if N % BN else None
+    c_spec = (Tile(T, N, bf16, Layout.TMA_128B, tma_box=(WG_M, cfg.epi_cols),
+                   tma_rank=3) if epilogue == "tma" else Tile(T, N, out_dtype))
 
-    @kernel(in_specs=(Tile(T, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
+    @kernel(in_specs=(Tile(T, K, bf16, Layout.TMA_128B, tma_box=(cfg.a_rows, BK)),
                       Tile(G * N, K, bf16, Layout.TMA_128B, tma_box=(BN, BK)),
                       Tile(G, s32)),
             out_specs=(c_spec,), grid=(num_sms, 1, 1), block=(THREADS, 1, 1), arch=arch,
@@ -173,13 +180,13 @@ def build_grouped_gemm(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
         def store(consumer, tile, row0, frag, tma_out):
             if tma_out is None:
                 store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, BN,
-                                   row_limit=tile.row_limit, frag=frag)
+                             row_limit=tile.row_limit, frag=frag, col_limit=col_limit)
                 return
             with ptx.if_(tile.full):
-                tma_out.store(consumer.acc, row0, tile.c_col)
+                tma_out.store(consumer.acc, row0, tile.c_col)    # clipped at N
             with ptx.else_():
                 store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, BN,
-                                   row_limit=tile.row_limit, frag=frag)
+                             row_limit=tile.row_limit, frag=frag, col_limit=col_limit)
 
         wg_gemm.run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=2,
                         c_desc=c_desc, schedule=schedule, store=store)

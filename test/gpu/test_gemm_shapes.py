@@ -102,3 +102,28 @@ def test_cluster_pair_with_a_partial_last_row_of_tiles(b_major):
         c = k(a, b)
         torch.cuda.synchronize()
         check(c, ref, 1e-2, at)
+
+
+@pytest.mark.parametrize("counts,N,K,kw", [
+    ([100, 0, 300, 1, 77, 260], 1000, 1000, {}),            # N, K off the tiles
+    ([130, 7, 400], 200, 72, dict(out_dtype="f32")),
+    ([64] * 6, 320, 136, {})])
+def test_grouped_variable_tokens_at_any_shape(counts, N, K, kw):
+    from examples.hopper import grouped_gemm as gg
+    from pyptx.types import f32
+    from test_gemm import moe_reference
+    kw = {**kw, "out_dtype": f32} if kw.get("out_dtype") else kw
+    G, T = len(counts), sum(counts) + 5
+    a = torch.randn(T, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(G, N, K, device="cuda").to(torch.bfloat16)
+    offs = torch.tensor([sum(counts[:g + 1]) for g in range(G)], dtype=torch.int32,
+                        device="cuda")
+    k = gg.build_grouped_gemm(T, N, K, G, **kw)
+    dtype = torch.float32 if kw.get("out_dtype") else torch.bfloat16
+    at = poisoned((T, N), dtype)
+    c = k(a, b.view(G * N, K), offs)
+    torch.cuda.synchronize()
+    rows = sum(counts)
+    check(c, moe_reference(a, b, counts), 1e-4 if kw.get("out_dtype") else 1e-2, at,
+          rows=rows)
+    assert torch.isnan(c[rows:].float()).all()
