@@ -209,6 +209,30 @@ def run_sweep(reps):
         print("RESULT " + json.dumps(row), flush=True)
 
 
+def run_variance(reps, trials=8, size=2048):
+    """2048^3 across fresh allocations: each trial draws new inputs (new
+    addresses) and times ours (default, cluster 1 and 2) and cuBLAS; a
+    spread that follows the trial (not the variant) points at placement
+    (addresses, L2 slices) rather than at the kernel."""
+    torch = _torch()
+    from examples.hopper import gemm
+    M = N = K = size
+    kernels = {"auto": gemm.build_gemm(M, N, K), "c2": gemm.build_gemm(M, N, K, cluster=2),
+               "c1_66": gemm.build_gemm(M, N, K, cluster=1, num_sms=66)}
+    for trial in range(trials):
+        keep = [torch.empty(int(torch.randint(1, 64, (1,))) << 20, dtype=torch.uint8,
+                            device="cuda")]                       # shifts the next addresses
+        a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+        b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+        row = dict(kind="variance", variant=f"trial {trial}", shape=f"{M}x{N}x{K}",
+                   a_addr=hex(a.data_ptr()), b_addr=hex(b.data_ptr()), flops=2 * M * N * K)
+        for name, k in kernels.items():
+            row[f"{name}_tflops"] = row["flops"] / time_calls([lambda k=k: k(a, b)], reps) / 1e9
+        row["cublas_tflops"] = row["flops"] / time_calls([lambda: a @ b.T], reps) / 1e9
+        print("RESULT " + json.dumps(row), flush=True)
+        del keep, a, b
+
+
 def sweep_summary(rows):
     """Geometric mean and worst of ours / cuBLAS over the sweep and odd rows,
     the worst epilogue row, and each M <= 16 row's share of the copy
@@ -399,6 +423,8 @@ def child(args):
         run_grouped(args.reps, args.quick, args.uniform_variants)
     elif args.child == "sweep":
         run_sweep(args.reps)
+    elif args.child == "variance":
+        run_variance(args.reps)
     else:
         run_dense(args.child, QUICK_SHAPES if args.quick else DENSE_SHAPES, args.reps)
 
@@ -515,6 +541,8 @@ def main():
     p.add_argument("--sweep", action="store_true",
                    help="also run the model sweep (gemm_sweep.csv / .png)")
     p.add_argument("--sweep-only", action="store_true", help="only the model sweep")
+    p.add_argument("--variance", action="store_true",
+                   help="also 2048^3 across fresh allocations (prints per-trial TFLOP/s)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -530,6 +558,8 @@ def main():
         names = ["sweep"]
     elif args.sweep:
         names.append("sweep")
+    if args.variance:
+        names.append("variance")
     rows, hangs = [], 0
     for name in names:
         if hangs >= 2:
@@ -538,8 +568,14 @@ def main():
         got, hung = spawn(name, args)
         rows += got
         hangs += hung
+    variance = [r for r in rows if r["kind"] == "variance"]
+    rows = [r for r in rows if r["kind"] != "variance"]
     print(table(rows))
     write_files(rows, args.out, device)
+    for r in variance:
+        print(f"variance {r['variant']}: " + ", ".join(
+            f"{k[:-7]} {v:.0f}" for k, v in r.items() if k.endswith("_tflops"))
+            + f" TFLOP/s (A at {r['a_addr']})")
     if "sweep" in names:
         print(sweep_summary(rows))
         write_sweep_png(rows, args.out, device)
