@@ -36,7 +36,8 @@ def torch_reference(a, b, bias, activation, residual):
     ((513, 999), 1001, False, {}),                        # K, N not multiples of 8: padded
     ((64, 40), 72, True, dict(activation="gelu")),        # K < 64: padded
     ((1000, 1008), 1000, True, dict(bias=True, activation="silu", residual=True)),
-    ((16, 4096), 4096, True, dict(bias=True, activation="gelu", residual=True)),  # split-K
+    ((16, 4096), 4096, True, dict(bias=True, activation="gelu", residual=True)),  # bn 64
+    ((16, 4096), 2048, True, dict(bias=True, activation="gelu", residual=True)),  # split-K
     ((128, 1024), 512, False, dict(out_dtype=torch.float32, bias=True)),
 ])
 def test_forward_vs_float64(shape_a, N, weight, kw):

@@ -179,6 +179,7 @@ def test_shape_or_option_off_the_rules_is_refused(M, N, K, kw, match):
     (4096, 14336, 4096, dict(activation="silu", bias=True, residual=True)),
     (1000, 1000, 1008, dict(out_dtype=f32, activation="gelu", bias=True)),
     (16, 4096, 4096, dict(out_dtype=f32, split_k=4, bn=128)),
+    (1, 4096, 4096, dict(bn=64)), (128, 1000, 1008, dict(bn=64, b_major="MN")),
     (520, 768, 136, dict(cluster=2, b_major="MN", residual=True))])
 def test_any_shape_assembles_without_spills(M, N, K, kw, assemble):
     k = gemm.build_gemm(M, N, K, **kw)
@@ -218,9 +219,11 @@ def test_fused_epilogue_instructions():
 
 def test_plan_gemm_heuristic():
     assert gemm.plan_gemm(8192, 8192, 8192) == {"bn": 256, "split_k": 1}
-    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 128, "split_k": 4}
-    assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 128, "split_k": 4}
-    assert gemm.plan_gemm(16, 8192, 8192) == {"bn": 128, "split_k": 2}
+    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 64, "split_k": 1}      # 64 tiles
+    assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 64, "split_k": 1}
+    assert gemm.plan_gemm(16, 10240, 8192) == {"bn": 128, "split_k": 1}    # 80 tiles
+    assert gemm.plan_gemm(16, 28672, 4096) == {"bn": 256, "split_k": 1}    # 112 tiles
+    assert gemm.plan_gemm(16, 2048, 4096) == {"bn": 128, "split_k": 8}     # 16 tiles x 8
     assert gemm.plan_gemm(16384, 4096, 4096)["split_k"] == 1
     assert gemm.plan_gemm(1000, 1000, 1008)["split_k"] == 1    # K short
 

@@ -5,7 +5,7 @@ pyptx.ops.matmul launches it).
 
 A is M x K, row-major. B is N x K (``b_major="K"``, a linear layer's
 weight: C = A @ B.T) or K x N (``b_major="MN"``: C = A @ B). Tiles are
-128 x bn (bn 256 or 128) x 64, walked persistently in a grouped order by
+128 x bn (bn 256, 128 or 64) x 64, walked persistently in a grouped order by
 min(tiles, SMs) CTAs (1-CTA or 2x1 clusters, B multicast).
 
 Shapes off the tile: TMA zero-fills every load past the matrix (a K tail,
@@ -107,7 +107,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     tiles per SM (measured on an H100: +3% at 8192^3, a tie at 4096^3),
     else 1 (+5% at 2048^3, one wave). group_m: cluster rows per group of the
     tile order. prefetch: prefetch.tensormap the descriptors first. bn: tile
-    columns, 256 or 128. split_k: see the module doc (C is f32 (split_k*M,
+    columns, 256, 128 or 64. split_k: see the module doc (C is f32 (split_k*M,
     N)). Fused epilogue, in this order: bias (the kernel takes a bf16 (N,)
     vector after B), activation ("gelu": tanh form, or "silu"), residual
     (a bf16 (M, N) matrix after the bias): C = act(A @ B + bias) + residual.
@@ -115,8 +115,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
                          f"not {b_major!r}")
-    if bn not in (128, 256):
-        raise ValueError(f"gemm: bn must be 128 or 256, not {bn!r}")
+    if bn not in (64, 128, 256):
+        raise ValueError(f"gemm: bn must be 64, 128 or 256, not {bn!r}")
     if out_dtype not in (bf16, f32):
         raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {out_dtype}")
     if activation not in (None,) + ACTIVATIONS:
@@ -262,24 +262,36 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
 def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS) -> dict:
     """build_gemm keywords for a shape (cached). The heuristic:
 
-    - bn: 256, or 128 when N <= 128 or when 128-column tiles finish
-      sooner: a wave of them takes about 0.55 of a wave of 256-column ones
-      (half the work, some fixed cost), so 128 when 1.1 x its waves < 2 x
-      256's (e.g. M = 128, N = 4096: one wave either way, 32 tiles of 128
-      columns instead of 16);
-    - split_k: when one wave of tiles would fill less than half the SMs and
-      K is long (>= 1024), the K range is cut into the most parts (a
-      divisor of the k tiles, each part >= 4 k tiles) that keeps the work
-      units within one wave;
+    - bn, with more than half the SMs' worth of 256-column tiles: 256, or
+      128 when N <= 128 or when 128-column tiles finish sooner (a wave of
+      them takes about 0.55 of a wave of 256-column ones: half the work,
+      some fixed cost), i.e. 1.1 x its waves < 2 x 256's;
+    - with fewer (small M: decoding, short prompts): 64-column tiles when
+      they fill a third to all of the SMs in one wave (M <= 128, N =
+      4096: 64 CTAs, each streaming its 64 columns of B over the whole
+      K), else 128;
+    - split_k: when neither fills half the SMs (N < 2816 at M <= 128) and
+      K is long (>= 1024), the K range is cut into the most parts
+      (a divisor of the k tiles, each part >= 4 k tiles) that keeps the
+      work units within one wave. Measured on an H100 (2026-12-06): a CTA
+      pays a few microseconds besides its stream of B, so few long-lived
+      CTAs win: 2 MB of B per CTA reached 92-101% of the copy bandwidth
+      at M = 16, 256 KB per CTA (split-K 4) 48%, and the split's sum and
+      cast (two more kernels) cost about as much again;
     - cluster: build_gemm's default (2 for a K-major B with M % 256 == 0
       and more than 2 waves), 1 with split-K.
     """
-    tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128)}
+    tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128, 64)}
     waves = {b: cdiv(t, num_sms) for b, t in tiles.items()}
-    bn = 128 if N <= 128 or 1.1 * waves[128] < 2 * waves[256] else 256
+    if tiles[256] > num_sms // 2:
+        bn = 128 if N <= 128 or 1.1 * waves[128] < 2 * waves[256] else 256
+    elif num_sms // 3 <= tiles[64] <= num_sms:
+        bn = 64
+    else:
+        bn = 128
     k_tiles = cdiv(K, BK)
     split_k = 1
-    if tiles[bn] * 2 <= num_sms and K >= 1024:
+    if bn != 64 and tiles[bn] * 2 <= num_sms and K >= 1024:
         for s in range(min(k_tiles // 4, num_sms // tiles[bn]), 1, -1):
             if k_tiles % s == 0:
                 split_k = s
