@@ -54,13 +54,22 @@ import numpy as np  # noqa: E402
 
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
 from pyptx.pipeline import scheduler  # noqa: E402
+from pyptx.pipeline import hopper_gemm  # noqa: E402
 from pyptx.pipeline.hopper_gemm import (ARCH, CLUSTER_MIN_WAVES, GROUP_M,  # noqa: E402,F401
-                                        NUM_SMS, build_gemm, check_shape, plan_gemm)
+                                        NUM_SMS, check_shape, plan_gemm)
 from pyptx.pipeline.roles import CONSUMER_REGS, PRODUCER_REGS  # noqa: E402,F401
 from pyptx.pipeline.wgmma_gemm import (BK, BM, BN, CONSUMERS, THREADS,  # noqa: E402,F401
                                        Config, smem_bytes)
 
 tile_order = scheduler.tile_order
+
+
+def build_gemm(M: int, N: int, K: int, **options):
+    """The kernel for A (M x K) and B -> C (M x N): the library's
+    pyptx.pipeline.hopper_gemm.build_gemm, whose docstring lists the
+    options (b_major, out_dtype, cluster, stages, epilogue, bn, split_k,
+    bias, activation, residual, ...)."""
+    return hopper_gemm.build_gemm(M, N, K, **options)
 
 
 def gelu_tanh(x):

@@ -252,6 +252,12 @@ def test_reference():
     b = np.ones((4, 3), dtype=np.float32)
     assert np.array_equal(gemm.reference(a, b), np.tile([[3.0], [12.0]], (1, 4)))
     assert np.array_equal(gemm.reference(a, b.T, "MN"), gemm.reference(a, b))
+    bias, res = np.array([1.0, -2.0, 0.5, 0.0]), np.full((2, 4), 3.0)
+    z = gemm.reference(a, b) + bias
+    assert np.allclose(gemm.reference(a, b, bias=bias, activation="silu", residual=res),
+                       z / (1 + np.exp(-z)) + 3.0)
+    gelu = gemm.reference(a, b, bias=bias, activation="gelu")
+    assert np.allclose(gelu, 0.5 * z * (1 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3))))
 
 
 def test_script_prints_ptx():
