@@ -8,8 +8,10 @@ Two kernels:
 - ``build_grouped_gemm_uniform(G, M, N, K)``: G problems of one shape,
   ``C[g] = A[g] @ B[g]``, with A given as (G*M, K), B as (G*K, N) (each
   expert's K x N block, row-major: MN-major wgmma operand) and C as (G*M, N).
-  One 128 x N tile per CTA at a time (N = 64, 128 or 256); tile t is rows
-  128t.. of A and C and expert t // (M/128) of B. With N = 64 the problem is
+  One 128 x N tile per CTA at a time (N up to 256, rounded up to 64
+  columns); tile t is rows 128t.. of A and C and expert t // (M/128) of B
+  (with M off the tile: ceil(M/128) tiles per expert, rows guarded at the
+  expert's end). With N = 64 the problem is
   bound by reading A (each 2-byte element of A feeds only 128 flops), so
   the ring is deep (8 stages) to keep many loads in flight.
 
@@ -63,26 +65,36 @@ def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16
                                stages: int | None = None, l2_promotion: str = "256B",
                                num_sms: int = NUM_SMS, arch: str = ARCH):
     """C (G*M, N) = per group g: A[g*M:(g+1)*M] @ B[g*K:(g+1)*K] for A (G*M, K)
-    and B (G*K, N), bf16. M must be a multiple of 128, K of 64, N one of 64,
-    128, 256. l2_promotion: of the A and B descriptors."""
+    and B (G*K, N), bf16. K and N multiples of 8 (16-byte rows for TMA), K
+    >= 64, 64 <= N <= 256 (one tile of N rounded up to 64 columns). Off the
+    tiles: a K tail of A is zero-filled by TMA, so the rows of the next
+    group's B that the last k tile reads are multiplied by zeros; a partial
+    last row tile of a group computes the next group's first rows with this
+    group's B and does not store them. l2_promotion: of the A and B
+    descriptors."""
     _check_out(out_dtype)
-    if M % BM or K % BK or N not in (64, 128, 256) or G < 1:
-        raise ValueError(f"grouped gemm: M must be a multiple of {BM}, K of {BK} and N one "
-                         f"of 64, 128, 256; got G={G} M={M} N={N} K={K}")
+    if M < 1 or G < 1 or K % 8 or N % 8 or K < BK or not 64 <= N <= 256:
+        raise ValueError(f"grouped gemm: K and N must be multiples of 8, K >= {BK} and "
+                         f"64 <= N <= 256; got G={G} M={M} N={N} K={K}")
+    bn = -(-N // 64) * 64
     if stages is None:
-        stages = min(8, (200 * 1024) // ((BM + N) * BK * 2))
-    cfg = Config(bn=N, stages=stages, cluster=1, b_major="MN", out_dtype=out_dtype,
-                 epilogue="direct", k_tiles=K // BK)
+        stages = min(8, (200 * 1024) // ((BM + bn) * BK * 2))
+    cfg = Config(bn=bn, stages=stages, cluster=1, b_major="MN", out_dtype=out_dtype,
+                 epilogue="direct", k_tiles=-(-K // BK), a_rows=min(BM, G * M))
     if wg_gemm.smem_bytes(cfg) > 227 * 1024:
         raise ValueError(f"grouped gemm: {stages} stages need {wg_gemm.smem_bytes(cfg)} bytes "
                          f"of shared memory; a CTA has 227 KiB")
-    m_tiles = M // BM
+    m_tiles = -(-M // BM)
     total = G * m_tiles
     ctas = min(num_sms, total)
-    b_rank = 3 if N > 64 else 2
+    # whole 64-column stripes: one box (rank 3 past one stripe); else one per stripe
+    b_rank = 3 if N > 64 and N == bn else 2
+    b_box = (BK, N) if N == bn else (BK, 64)
+    row_tail = M % BM != 0
+    col_limit = N if N != bn else None
 
-    @kernel(in_specs=(Tile(G * M, K, bf16, Layout.TMA_128B, tma_box=(BM, BK)),
-                      Tile(G * K, N, bf16, Layout.TMA_128B, tma_box=(BK, N), tma_rank=b_rank)),
+    @kernel(in_specs=(Tile(G * M, K, bf16, Layout.TMA_128B, tma_box=(cfg.a_rows, BK)),
+                      Tile(G * K, N, bf16, Layout.TMA_128B, tma_box=b_box, tma_rank=b_rank)),
             out_specs=(Tile(G * M, N, out_dtype),), grid=(ctas, 1, 1), block=(THREADS, 1, 1),
             arch=arch, raw_directives=launch_directives())
     def grouped_gemm_uniform(A, B, C):
@@ -96,14 +108,22 @@ def build_grouped_gemm_uniform(G: int, M: int, N: int, K: int, *, out_dtype=bf16
         def schedule(body):
             start = reg.from_(ptx.special.ctaid.x(), u32)
             for t in ptx.range_(start, total, ctas):
-                row = t * BM
-                body(GemmTile(a_row=row, b_col=0, k_row=(t // m_tiles) * K, c_row=row))
+                if not row_tail:
+                    row = t * BM
+                    body(GemmTile(a_row=row, b_col=0, k_row=(t // m_tiles) * K, c_row=row))
+                    continue
+                g = t // m_tiles
+                row = g * M + (t - g * m_tiles) * BM
+                body(GemmTile(a_row=row, b_col=0, k_row=g * K, c_row=row,
+                              row_limit=g * M + M))
 
         def store(consumer, tile, row0, frag, _tma):
-            store_direct(consumer.acc, out_dtype, pc, row0, 0, N, N, frag=frag)
+            store_direct(consumer.acc, out_dtype, pc, row0, 0, N, bn, frag=frag,
+                         row_limit=tile.row_limit, col_limit=col_limit)
 
         wg_gemm.run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc,
-                        b_rank=b_rank, c_desc=None, schedule=schedule, store=store)
+                          b_rank=b_rank, c_desc=None, schedule=schedule, store=store,
+                          b_box_cols=None if N == bn else 64)
         ptx.ret()
 
     grouped_gemm_uniform.config = cfg

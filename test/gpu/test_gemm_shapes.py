@@ -142,3 +142,17 @@ def test_grouped_variable_tokens_at_any_shape(counts, N, K, kw):
     check(c, moe_reference(a, b, counts), 1e-4 if kw.get("out_dtype") else 1e-2, at,
           rows=rows)
     assert torch.isnan(c[rows:].float()).all()
+
+
+@pytest.mark.parametrize("G,M,N,K", [(8, 100, 96, 200), (3, 300, 200, 1000), (2, 64, 64, 64),
+                                     (4, 257, 256, 136)])
+def test_grouped_uniform_at_any_shape(G, M, N, K):
+    from examples.hopper import grouped_gemm as gg
+    a = torch.randn(G * M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(G * K, N, device="cuda").to(torch.bfloat16)
+    ref = torch.bmm(a.double().view(G, M, K), b.double().view(G, K, N)).reshape(G * M, N)
+    k = gg.build_grouped_gemm_uniform(G, M, N, K)
+    at = poisoned((G * M, N), torch.bfloat16)
+    c = k(a, b)
+    torch.cuda.synchronize()
+    check(c, ref, 1e-2, at)
