@@ -18,8 +18,14 @@ hangs costs its limit and not the run. Prints a table and writes
 gemm.csv, gemm.json and gemm.png (matplotlib; if it is missing the CSV
 says it all) under --out.
 
+With --sweep (or --sweep-only): the model sweep -- Llama-3-8B and -70B
+projections at M = 1 .. 16384, odd shapes, fused-epilogue rows -- through
+pyptx.ops.matmul beside cuBLAS (+ the PyTorch ops of the epilogue), with
+the geometric mean, the worst row and the M <= 16 rows' share of the
+copy bandwidth (gemm_sweep.png; rows in gemm.csv).
+
 usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
-               [--skip-grouped] [--quick]
+               [--skip-grouped] [--quick] [--sweep | --sweep-only]
 """
 from __future__ import annotations
 
@@ -53,6 +59,25 @@ VARIANTS = {
     "c2_direct": dict(cluster=2, epilogue="direct"),
 }
 DEFAULT_VARIANTS = ["auto", "c1", "c2"]
+
+# The sweep: projections of real models, (model, layer, N, K) at several M
+# (tokens): Llama-3-8B (hidden 4096, 8 KV heads of 128, MLP 14336) and
+# Llama-3-70B (hidden 8192, 8 KV heads of 128, MLP 28672); QKV is one fused
+# projection, gate-up the fused gate and up projections.
+LLAMA_LAYERS = [("Llama-3-8B", "qkv", 6144, 4096), ("Llama-3-8B", "o", 4096, 4096),
+                ("Llama-3-8B", "gate_up", 28672, 4096), ("Llama-3-8B", "down", 4096, 14336),
+                ("Llama-3-70B", "qkv", 10240, 8192), ("Llama-3-70B", "o", 8192, 8192),
+                ("Llama-3-70B", "gate_up", 57344, 8192), ("Llama-3-70B", "down", 8192, 28672)]
+SWEEP = ([(m, l, M, N, K) for m, l, N, K in LLAMA_LAYERS[:4]
+          for M in (1, 16, 128, 1024, 4096, 16384)]
+         + [(m, l, M, N, K) for m, l, N, K in LLAMA_LAYERS[4:] for M in (16, 4096)])
+ODD_SHAPES = [("odd", "M=1000", 1000, 4096, 4096), ("odd", "N=1000", 4096, 1000, 4096),
+              ("odd", "K=1008", 4096, 4096, 1008), ("odd", "all", 1000, 1000, 1008)]
+# fused epilogues: (model, layer, M, N, K, bias, activation, residual)
+EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu", False),
+                 ("Llama-3-8B", "gate_up+silu", 4096, 28672, 4096, False, "silu", False),
+                 ("Llama-3-8B", "down+residual", 4096, 4096, 14336, False, None, True),
+                 ("Llama-3-8B", "o+bias+residual", 1024, 4096, 4096, True, None, True)]
 
 UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
 UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),
@@ -124,6 +149,138 @@ def run_dense(variant, shapes, reps):
         rows.append(row)
         print("RESULT " + json.dumps(row), flush=True)
     return rows
+
+
+def run_sweep(reps):
+    """The model sweep, odd shapes and fused-epilogue rows, each through
+    pyptx.ops.matmul (the planned kernel; split-K included) beside cuBLAS
+    (torch.matmul / F.linear, then the PyTorch ops of the epilogue)."""
+    torch = _torch()
+    import importlib
+
+    import torch.nn.functional as F
+
+    import pyptx.ops as ops
+    mm = importlib.import_module("pyptx.ops.matmul")
+    copy_tbps = copy_bandwidth()
+    cases = [c + (False, None, False) for c in SWEEP + ODD_SHAPES] + EPILOGUE_ROWS
+    for model, layer, M, N, K, bias, act, res in cases:
+        epi = bias or act or res
+        row = dict(kind="epilogue" if epi else ("odd" if model == "odd" else "sweep"),
+                   variant=f"{model} {layer}", shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
+                   flops=2 * M * N * K, copy_tbps=copy_tbps)
+        try:
+            row.update(mm.plan_gemm(M, N, K))
+            n = input_sets((M * K + N * K + M * N) * 2)
+            a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
+            w = [(torch.randn(N, K, device="cuda") / K ** 0.5).to(torch.bfloat16)
+                 for _ in range(n)]
+            vb = torch.randn(N, device="cuda").to(torch.bfloat16) if bias else None
+            r = [torch.randn(M, N, device="cuda").to(torch.bfloat16) if res else None
+                 for _ in range(n)]
+
+            def ours(i):
+                return ops.matmul(a[i], w[i].T, bias=vb, activation=act, residual=r[i])
+
+            def theirs(i):
+                z = F.linear(a[i], w[i], vb)
+                if act == "gelu":
+                    z = F.gelu(z, approximate="tanh")
+                elif act == "silu":
+                    z = F.silu(z)
+                return z + r[i] if res else z
+            c = ours(0)
+            torch.cuda.synchronize()
+            ref = a[0].float() @ w[0].float().T + (vb.float() if bias else 0)
+            ref = mm.act_value(torch, ref, act) + (r[0].float() if res else 0)
+            row["rel_err"] = rel_err(c, ref)
+            del c, ref
+            t = [time_calls([lambda i=i: ours(i) for i in range(n)], reps),
+                 time_calls([lambda i=i: theirs(i) for i in range(n)], reps),
+                 time_calls([lambda i=i: ours(i) for i in range(n)], reps),
+                 time_calls([lambda i=i: theirs(i) for i in range(n)], reps)]
+            _finish(row, t, "cuBLAS + torch ops" if epi else "cuBLAS")
+            moved = (M * K + N * K + M * N) * 2
+            row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
+            del a, w, r
+        except Exception as e:  # noqa: BLE001
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        print("RESULT " + json.dumps(row), flush=True)
+
+
+def run_variance(reps, trials=8, size=2048):
+    """2048^3 across fresh allocations: each trial draws new inputs (new
+    addresses) and times ours (default, cluster 1 and 2) and cuBLAS; a
+    spread that follows the trial (not the variant) points at placement
+    (addresses, L2 slices) rather than at the kernel."""
+    torch = _torch()
+    from examples.hopper import gemm
+    M = N = K = size
+    kernels = {"auto": gemm.build_gemm(M, N, K), "c2": gemm.build_gemm(M, N, K, cluster=2),
+               "c1_66": gemm.build_gemm(M, N, K, cluster=1, num_sms=66)}
+    for trial in range(trials):
+        keep = [torch.empty(int(torch.randint(1, 64, (1,))) << 20, dtype=torch.uint8,
+                            device="cuda")]                       # shifts the next addresses
+        a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+        b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+        row = dict(kind="variance", variant=f"trial {trial}", shape=f"{M}x{N}x{K}",
+                   a_addr=hex(a.data_ptr()), b_addr=hex(b.data_ptr()), flops=2 * M * N * K)
+        for name, k in kernels.items():
+            row[f"{name}_tflops"] = row["flops"] / time_calls([lambda k=k: k(a, b)], reps) / 1e9
+        row["cublas_tflops"] = row["flops"] / time_calls([lambda: a @ b.T], reps) / 1e9
+        print("RESULT " + json.dumps(row), flush=True)
+        del keep, a, b
+
+
+def sweep_summary(rows):
+    """Geometric mean and worst of ours / cuBLAS over the sweep and odd rows,
+    the worst epilogue row, and each M <= 16 row's share of the copy
+    bandwidth."""
+    import math
+    plain = [r for r in rows if r["kind"] in ("sweep", "odd") and "ratio" in r]
+    epi = [r for r in rows if r["kind"] == "epilogue" and "ratio" in r]
+    lines = []
+    if plain:
+        geo = math.exp(sum(math.log(r["ratio"]) for r in plain) / len(plain))
+        worst = min(plain, key=lambda r: r["ratio"])
+        lines.append(f"sweep + odd: {len(plain)} rows, geometric mean {geo:.3f}x cuBLAS, "
+                     f"worst {worst['ratio']:.3f}x ({worst['variant']} {worst['shape']})")
+    if epi:
+        worst = min(epi, key=lambda r: r["ratio"])
+        lines.append(f"epilogue: {len(epi)} rows, worst {worst['ratio']:.3f}x cuBLAS + torch "
+                     f"ops ({worst['variant']})")
+    for r in plain:
+        if r["M"] <= 16:
+            lines.append(f"  M={r['M']:<3} {r['variant']:24} {r['ours_tbps']:.2f} TB/s = "
+                         f"{100 * r['ours_tbps'] / r['copy_tbps']:.0f}% of the copy "
+                         f"({r['copy_tbps']:.2f} TB/s)")
+    return "\n".join(lines)
+
+
+def write_sweep_png(rows, out, device):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return
+    rs = [r for r in rows if r["kind"] in ("sweep", "odd", "epilogue") and "ratio" in r]
+    if not rs:
+        return
+    fig, ax = plt.subplots(figsize=(max(10, 0.35 * len(rs)), 5.5))
+    colors = {"sweep": "tab:blue", "odd": "tab:orange", "epilogue": "tab:green"}
+    ax.bar(range(len(rs)), [r["ratio"] for r in rs], color=[colors[r["kind"]] for r in rs])
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.axhline(0.9, color="r", lw=0.6, ls="--")
+    ax.set_xticks(range(len(rs)))
+    ax.set_xticklabels([f"{r['variant']} {r['shape']}" for r in rs], rotation=75,
+                       ha="right", fontsize=6)
+    ax.set_ylabel("pyptx.ops.matmul / cuBLAS (epilogue: / cuBLAS + torch ops)")
+    ax.set_title(f"bf16 GEMM sweep (blue: models, orange: odd, green: fused epilogue)\n"
+                 f"{device}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "gemm_sweep.png"), dpi=120)
 
 
 def _grouped_mm():
@@ -264,6 +421,10 @@ def child(args):
     torch.manual_seed(0)
     if args.child == "grouped":
         run_grouped(args.reps, args.quick, args.uniform_variants)
+    elif args.child == "sweep":
+        run_sweep(args.reps)
+    elif args.child == "variance":
+        run_variance(args.reps)
     else:
         run_dense(args.child, QUICK_SHAPES if args.quick else DENSE_SHAPES, args.reps)
 
@@ -305,7 +466,7 @@ def write_files(rows, out, device):
         json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
             "loop_tflops", "bound_tflops", "copy_tbps", "ours_tbps", "ours_l2warm_tflops",
-            "rel_err", "ours_ms", "ref_ms", "error"]
+            "rel_err", "ours_ms", "ref_ms", "bn", "split_k", "error"]
     with open(os.path.join(out, "gemm.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, keys, extrasaction="ignore")
         w.writeheader()
@@ -319,7 +480,7 @@ def write_files(rows, out, device):
         print("matplotlib is not installed: no PNG, see gemm.csv")
         return
     dense = [r for r in rows if r["kind"] == "dense" and "error" not in r]
-    other = [r for r in rows if r["kind"] != "dense" and "error" not in r]
+    other = [r for r in rows if r["kind"].startswith("grouped") and "error" not in r]
     fig, axes = plt.subplots(1, 2, figsize=(15, 5.5))
     ax = axes[0]
 
@@ -377,6 +538,11 @@ def main():
     p.add_argument("--quick", action="store_true", help="fewer shapes")
     p.add_argument("--uniform-variants", action="store_true",
                    help="also time the uniform grouped kernel's variants")
+    p.add_argument("--sweep", action="store_true",
+                   help="also run the model sweep (gemm_sweep.csv / .png)")
+    p.add_argument("--sweep-only", action="store_true", help="only the model sweep")
+    p.add_argument("--variance", action="store_true",
+                   help="also 2048^3 across fresh allocations (prints per-trial TFLOP/s)")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -387,16 +553,32 @@ def main():
               f"{time.strftime('%Y-%m-%d')}")
     print(device, flush=True)
     names = list(VARIANTS) if args.variants == "all" else args.variants.split(",")
+    names += [] if args.skip_grouped else ["grouped"]
+    if args.sweep_only:
+        names = ["sweep"]
+    elif args.sweep:
+        names.append("sweep")
+    if args.variance:
+        names.append("variance")
     rows, hangs = [], 0
-    for name in names + ([] if args.skip_grouped else ["grouped"]):
+    for name in names:
         if hangs >= 2:
             print(f"[{name}] skipped: two children hung already", flush=True)
             continue
         got, hung = spawn(name, args)
         rows += got
         hangs += hung
+    variance = [r for r in rows if r["kind"] == "variance"]
+    rows = [r for r in rows if r["kind"] != "variance"]
     print(table(rows))
     write_files(rows, args.out, device)
+    for r in variance:
+        print(f"variance {r['variant']}: " + ", ".join(
+            f"{k[:-7]} {v:.0f}" for k, v in r.items() if k.endswith("_tflops"))
+            + f" TFLOP/s (A at {r['a_addr']})")
+    if "sweep" in names:
+        print(sweep_summary(rows))
+        write_sweep_png(rows, args.out, device)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,8 @@ MODULES = ["pyptx", "pyptx.kernel", "pyptx.kernel_trace", "pyptx.raw_params",
            "pyptx.hw.descriptors", "pyptx.hw.tma", "pyptx.hw.cp_async", "pyptx.hw.mbarrier",
            "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc",
            "pyptx.program", "pyptx.codegen", "pyptx.pipeline", "pyptx.pipeline.wgmma_gemm",
-           "pyptx.pipeline.tcgen05_gemm", "pyptx.pipeline.attention", "pyptx.ops"]
+           "pyptx.pipeline.tcgen05_gemm", "pyptx.pipeline.attention", "pyptx.pipeline.hopper_gemm",
+           "pyptx.ops"]
 
 
 def _signature(obj) -> str:

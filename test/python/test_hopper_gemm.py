@@ -32,8 +32,6 @@ def lines(text, needle):
 @pytest.mark.parametrize("kw", VARIANTS + [dict(cluster=1, mn_b_rank=2, l2_promotion="none", prefetch=False)], ids=lambda kw: ",".join(f"{k}={v}" for k, v in
                                                                   kw.items()))
 def test_assembles_without_spills(kw, b_major, assemble):
-    if b_major == "MN":
-        kw = {**kw, "cluster": 1}
     k = gemm.build_gemm(512, 768, 320, b_major=b_major, **kw)
     m = k.module()
     assemble(m.ptx, "sm_90a")
@@ -130,9 +128,15 @@ def test_default_cluster_follows_the_tile_count():
     assert gemm.build_gemm(1024, 1024, 64, num_sms=4).module().cluster == (2, 1, 1)
 
 
-def test_mn_major_b_with_a_cluster_is_refused():
-    with pytest.raises(ValueError, match="MN-major B .* runs with cluster=1"):
-        gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2)
+def test_mn_major_b_with_a_cluster_masks_the_descriptor_base():
+    """In a cluster the shared address carries the CTA rank above bit 23;
+    the MN-major B descriptor's base is cut to 18 bits so that (address >> 4)
+    stays inside the 14-bit start field (else it lands in the stripe stride)."""
+    text = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2).ptx()
+    masked = [l for l in lines(text, "and.b32") if l.endswith(", 262143;")]
+    assert len(masked) == 1
+    single = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=1).ptx()
+    assert not [l for l in lines(single, "and.b32") if l.endswith(", 262143;")]
 
 
 def test_prefetch_and_group_options():
@@ -157,12 +161,71 @@ def test_kernel_tile_order_matches_python():
     assert "div.u32" in text and ", 128;" in " ".join(lines(text, "div.u32"))
 
 
-@pytest.mark.parametrize("M,N,K,cluster,match", [
-    (384, 512, 128, 2, "multiple of 256"), (512, 300, 128, 1, "N of 256"),
-    (256, 256, 100, 1, "K of 64")])
-def test_shape_off_the_tile_is_refused(M, N, K, cluster, match):
+@pytest.mark.parametrize("M,N,K,kw,match", [
+    (512, 300, 128, {}, "multiples of 8"), (256, 256, 100, {}, "multiples of 8"),
+    (256, 256, 56, {}, "at least 64"), (256, 40, 128, dict(b_major="MN"), "N >= 64"),
+    (100, 512, 128, dict(cluster=2), "cluster needs M >= 128"),
+    (256, 512, 640, dict(split_k=3), "split_k must divide the 10 k tiles"),
+    (256, 512, 640, dict(split_k=2), "out_dtype=f32"),
+    (256, 512, 128, dict(activation="relu"), "activation")])
+def test_shape_or_option_off_the_rules_is_refused(M, N, K, kw, match):
     with pytest.raises(ValueError, match=match):
-        gemm.build_gemm(M, N, K, cluster=cluster)
+        gemm.build_gemm(M, N, K, **kw)
+
+
+@pytest.mark.parametrize("M,N,K,kw", [
+    (1, 4096, 4096, {}), (16, 1000, 1008, {}), (1000, 1000, 1008, {}),
+    (1000, 4096, 1000 + 8, dict(b_major="MN")), (300, 200, 64, dict(bn=128)),
+    (4096, 14336, 4096, dict(activation="silu", bias=True, residual=True)),
+    (1000, 1000, 1008, dict(out_dtype=f32, activation="gelu", bias=True)),
+    (16, 4096, 4096, dict(out_dtype=f32, split_k=4, bn=128)),
+    (1, 4096, 4096, dict(bn=64)), (128, 1000, 1008, dict(bn=64, b_major="MN")),
+    (520, 768, 136, dict(cluster=2, b_major="MN", residual=True))])
+def test_any_shape_assembles_without_spills(M, N, K, kw, assemble):
+    k = gemm.build_gemm(M, N, K, **kw)
+    assemble(k.module().ptx, "sm_90a")
+    r = k.resources()
+    assert r["ok"], r["ptxas_stderr"]
+    assert r["spill_stores_bytes"] == 0 and r["spill_loads_bytes"] == 0
+    assert "serialized" not in r["ptxas_stderr"]
+
+
+def test_small_matrices_cut_the_boxes_and_count_the_bytes():
+    """M < 128 and N < 256 (K-major B): the boxes are cut to the matrices and
+    each stage expects only the bytes that come; tails are predicated."""
+    k = gemm.build_gemm(16, 200, 1000, bn=256)
+    assert (k.config.a_rows, k.config.b_cols) == (16, 200)
+    text = k.ptx()
+    assert lines(text, "arrive.expect_tx")[0].endswith(f", {(16 + 200) * 64 * 2};")
+    assert k.config.epilogue == "direct" and k.config.k_tiles == 16    # 1000 = 15 x 64 + 40
+    assert lines(text, "@%p") and lines(text, "st.global")
+
+
+def test_split_k_writes_partial_sums_per_part():
+    k = gemm.build_gemm(16, 4096, 4096, out_dtype=f32, split_k=4, bn=128)
+    assert k.config.k_tiles == 16 and k.module().grid == (128, 1, 1)   # 32 tiles x 4 parts
+    assert k.out_specs[0].shape == (64, 4096)
+
+
+def test_fused_epilogue_instructions():
+    plain = gemm.build_gemm(512, 512, 128).ptx()
+    text = gemm.build_gemm(512, 512, 128, bias=True, activation="gelu", residual=True).ptx()
+    assert "tanh.approx.f32" not in plain
+    assert len(lines(text, "tanh.approx.f32")) == 128            # one per accumulator
+    assert len(lines(text, "ld.global.b32")) == 32 + 64          # bias pairs, residual pairs
+    silu = gemm.build_gemm(512, 512, 128, activation="silu").ptx()
+    assert len(lines(silu, "tanh.approx.f32")) == 128 and "ld.global" not in silu
+
+
+def test_plan_gemm_heuristic():
+    assert gemm.plan_gemm(8192, 8192, 8192) == {"bn": 256, "split_k": 1}
+    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 64, "split_k": 1}      # 64 tiles
+    assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 64, "split_k": 1}
+    assert gemm.plan_gemm(16, 10240, 8192) == {"bn": 128, "split_k": 1}    # 80 tiles
+    assert gemm.plan_gemm(16, 28672, 4096) == {"bn": 256, "split_k": 1}    # 112 tiles
+    assert gemm.plan_gemm(16, 2048, 4096) == {"bn": 128, "split_k": 8}     # 16 tiles x 8
+    assert gemm.plan_gemm(16384, 4096, 4096)["split_k"] == 1
+    assert gemm.plan_gemm(1000, 1000, 1008)["split_k"] == 1    # K short
 
 
 def test_bad_options_are_refused():
@@ -189,6 +252,12 @@ def test_reference():
     b = np.ones((4, 3), dtype=np.float32)
     assert np.array_equal(gemm.reference(a, b), np.tile([[3.0], [12.0]], (1, 4)))
     assert np.array_equal(gemm.reference(a, b.T, "MN"), gemm.reference(a, b))
+    bias, res = np.array([1.0, -2.0, 0.5, 0.0]), np.full((2, 4), 3.0)
+    z = gemm.reference(a, b) + bias
+    assert np.allclose(gemm.reference(a, b, bias=bias, activation="silu", residual=res),
+                       z / (1 + np.exp(-z)) + 3.0)
+    gelu = gemm.reference(a, b, bias=bias, activation="gelu")
+    assert np.allclose(gelu, 0.5 * z * (1 + np.tanh(0.7978845608 * (z + 0.044715 * z ** 3))))
 
 
 def test_script_prints_ptx():

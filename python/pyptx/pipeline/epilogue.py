@@ -23,31 +23,138 @@ def fragment_row_col(lane128):
     return row, col
 
 
-def store_direct(acc, out_dtype, pc, row0, col0, ldc, n, row_limit=None, frag=None):
+def fragment_guards(frag, row0, col0, n, row_limit=None, col_limit=None, grow=None):
+    """The predicates of a 64 x n fragment's element pairs: guards[j][half]
+    for the pair in 8-column group j, row + 8 * half (None: always in).
+    row_limit / col_limit: the first row / column past the matrix (a
+    register or an int; None: no limit). Columns come in pairs, so an even
+    col_limit guards both. grow: row0 + the fragment row, if the caller has
+    it."""
+    row, col = frag
+    rows = [None, None]
+    if row_limit is not None:
+        grow = row0 + row if grow is None else grow
+        rows = [grow < row_limit, (grow + 8) < row_limit]
+    guards = []
+    for j in range(n // 8):
+        if col_limit is None:
+            guards.append(rows)
+            continue
+        inside = (col0 + col + 8 * j) < col_limit
+        guards.append([inside if r is None else r & inside for r in rows])
+    return guards
+
+
+def store_direct(acc, out_dtype, pc, row0, col0, ldc, n, row_limit=None, frag=None,
+                 col_limit=None):
     """Stores a 64 x n f32 fragment to global memory at (row0, col0) of a
     row-major matrix with ldc columns: st.global.v2.f32 (f32) or cvt to
     bf16x2 + st.global.b32 (bf16), two rows per 8-column group. With
-    row_limit, rows >= row_limit are not written. frag: fragment_row_col's
-    registers."""
+    row_limit, rows >= row_limit are not written; with col_limit, columns
+    >= col_limit (an even number). frag: fragment_row_col's registers."""
     row, col = frag
     grow = row0 + row
     esize = 4 if out_dtype == f32 else 2
     offset = reg.from_(grow * ldc + (col0 + col), u32)
     ptr = pc + reg.from_(offset, u64) * esize    # 64-bit: C may pass 4 GiB
-    preds = [None, None]
-    if row_limit is not None:
-        preds = [grow < row_limit, (grow + 8) < row_limit]
+    guards = fragment_guards(frag, row0, col0, n, row_limit, col_limit, grow)
     packed = reg.scalar(b32) if out_dtype != f32 else None
     for j in range(n // 8):
         for half in range(2):
             lo, hi = acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]
             where = ptx.addr(ptr, esize * (8 * half * ldc + 8 * j))
             if out_dtype == f32:
-                ptx.inst.st.global_.v2.f32(where, [lo, hi], pred=preds[half])
+                ptx.inst.st.global_.v2.f32(where, [lo, hi], pred=guards[j][half])
             else:
                 # cvt.rn.bf16x2.f32 d, a, b puts a in the high half
                 ptx.inst.cvt.rn.bf16x2.f32(packed, hi, lo)
-                ptx.inst.st.global_.b32(where, packed, pred=preds[half])
+                ptx.inst.st.global_.b32(where, packed, pred=guards[j][half])
+
+
+ACTIVATIONS = ("gelu", "silu")
+GELU_K = 0.7978845608028654        # sqrt(2 / pi)
+GELU_C = 0.044715
+
+
+class FusedEpilogue:
+    """``act(acc + bias) + residual`` on a warpgroup's 64 x n f32 wgmma
+    fragment, in registers, before any store (each part is emitted only
+    when the kernel is built with it). bias: a pointer to N bf16 (one per
+    column); activation: None, "gelu" (the tanh form) or "silu"; residual:
+    a pointer to an M x N bf16 matrix with ldr columns. row_limit /
+    col_limit (registers or ints, None: none) guard the loads of partial
+    tiles. bf16 pairs are loaded as one b32 and widened by shifts (a bf16
+    is the high half of an f32); the activations use ``tanh.approx.f32``
+    (GELU: 0.5 x (1 + tanh(k (x + 0.044715 x^3))); SiLU: x sigmoid(x) =
+    0.5 x (1 + tanh(x / 2)))."""
+
+    def __init__(self, *, bias=None, activation=None, residual=None, ldr=0,
+                 row_limit=None, col_limit=None):
+        if activation not in (None,) + ACTIVATIONS:
+            raise ValueError(f"epilogue activation must be one of None, "
+                             f"{', '.join(ACTIVATIONS)}; not {activation!r}")
+        self.bias, self.activation, self.residual, self.ldr = bias, activation, residual, ldr
+        self.row_limit, self.col_limit = row_limit, col_limit
+        self.word = reg.scalar(b32) if bias is not None or residual is not None else None
+        self.lo, self.hi = ((reg.scalar(f32), reg.scalar(f32)) if self.word is not None
+                            else (None, None))
+        self.t = reg.scalar(f32) if activation else None
+
+    def __bool__(self):
+        return self.bias is not None or self.residual is not None or bool(self.activation)
+
+    def _load_pair(self, where, guard):
+        """The bf16 pair at `where` into self.lo / self.hi (0 when guarded off)."""
+        if guard is not None:
+            ptx.inst.mov.b32(self.word, 0)
+        ptx.inst.ld.global_.b32(self.word, where, pred=guard)
+        ptx.inst.shl.b32(self.lo, self.word, 16)
+        ptx.inst.and_.b32(self.hi, self.word, -65536)        # 0xffff0000
+
+    def _add_pair(self, acc, i):
+        ptx.inst.add.f32(acc[i], acc[i], self.lo)
+        ptx.inst.add.f32(acc[i + 1], acc[i + 1], self.hi)
+
+    def _activate(self, x):
+        t = self.t
+        if self.activation == "gelu":
+            ptx.inst.mul.f32(t, x, x)
+            ptx.inst.fma.rn.f32(t, t, GELU_K * GELU_C, GELU_K)
+            ptx.inst.mul.f32(t, t, x)
+            ptx.inst.tanh.approx.f32(t, t)
+        else:
+            ptx.inst.mul.f32(t, x, 0.5)
+            ptx.inst.tanh.approx.f32(t, t)
+        ptx.inst.mul.f32(x, x, 0.5)
+        ptx.inst.fma.rn.f32(x, x, t, x)                      # 0.5x (1 + tanh)
+
+    def apply(self, acc, n, row0, col0, frag):
+        """The fragment of columns col0.. (n of them) and rows row0.."""
+        row, col = frag
+        guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit)
+        if self.bias is not None:
+            pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
+            for j in range(n // 8):
+                self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
+                self._add_pair(acc, 4 * j)
+                ptx.inst.add.f32(acc[4 * j + 2], acc[4 * j + 2], self.lo)
+                ptx.inst.add.f32(acc[4 * j + 3], acc[4 * j + 3], self.hi)
+        if self.activation:
+            for i in range(n // 2):
+                self._activate(acc[i])
+        if self.residual is not None:
+            offset = reg.from_((row0 + row) * self.ldr + (col0 + col), u32)
+            pres = self.residual + reg.from_(offset, u64) * 2
+            for j in range(n // 8):
+                for half in range(2):
+                    self._load_pair(ptx.addr(pres, 2 * (8 * half * self.ldr + 8 * j)),
+                                    guards[j][half])
+                    self._add_pair(acc, 4 * j + 2 * half)
+
+    def _col_guard(self, col0, col, j):
+        if self.col_limit is None:
+            return None
+        return (col0 + col + 8 * j) < self.col_limit
 
 
 class TmaStore:

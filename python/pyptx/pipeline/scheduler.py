@@ -51,24 +51,33 @@ class GroupedScheduler:
     tiles: a cluster of `cluster` CTAs along M computes cluster x bm rows),
     walked by `ctas` CTAs (clusters) from %ctaid.x (%clusterid.x) with
     stride `ctas`, in groups of `group` rows. body(m0, n0): this CTA's
-    first row and column."""
+    first row and column. splits > 1 (split-K): every tile comes `splits`
+    times, the whole grouped order once per split, and body(m0, n0, split)."""
 
     def __init__(self, m_rows: int, n_tiles: int, *, bm: int, bn: int, group: int,
-                 ctas: int, cluster: int = 1):
+                 ctas: int, cluster: int = 1, splits: int = 1):
         self.m_rows, self.n_tiles, self.bm, self.bn = m_rows, n_tiles, bm, bn
         self.group, self.ctas, self.cluster = group, ctas, cluster
         self.total = m_rows * n_tiles
+        self.splits = splits
 
     def __call__(self, body):
         group, n_tiles, cluster = self.group, self.n_tiles, self.cluster
         cid, rank = cluster_ids(cluster)
-        for t in ptx.range_(cid, self.total, self.ctas):
+        for t in ptx.range_(cid, self.total * self.splits, self.ctas):
+            split = None
+            if self.splits > 1:
+                split = t // self.total
+                t = t - split * self.total
             g = t // (group * n_tiles)
             local = t - g * (group * n_tiles)
             mc = g * group + local % group
             n0 = (local // group) * self.bn
             m0 = (mc * cluster + rank) * self.bm if cluster > 1 else mc * self.bm
-            body(m0, n0)
+            if split is None:
+                body(m0, n0)
+            else:
+                body(m0, n0, split)
 
 
 class MFirstScheduler:

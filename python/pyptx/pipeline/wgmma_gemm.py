@@ -36,6 +36,8 @@ class Config:
     epilogue: str = "direct"       # "direct" (registers -> global) or "tma"
     k_tiles: int = 1               # K // BK
     epi_cols: int = BN             # columns per TMA-store chunk of the epilogue
+    a_rows: int = BM               # rows of an A box (fewer when M < BM)
+    b_cols: int = 0                # B columns (N) loaded per stage, all CTAs (0: bn)
 
     @property
     def a_bytes(self):
@@ -47,8 +49,15 @@ class Config:
 
     @property
     def stage_tx(self):
-        """Bytes that land in one CTA's stage (A + the whole B tile)."""
+        """Bytes of one CTA's stage (A + the whole B tile)."""
         return self.a_bytes + self.b_bytes
+
+    @property
+    def load_tx(self):
+        """Bytes the loads of one stage bring (less than stage_tx when a box
+        is cut to a matrix smaller than the tile: M < BM, or N < bn with a
+        K-major B; a box past the edge is zero-filled and counts whole)."""
+        return self.a_rows * BK * 2 + (self.b_cols or self.bn) * BK * 2
 
     @property
     def b_part(self):
@@ -93,11 +102,13 @@ class GemmTile:
     index of a K-major B); B column and k_row (the K row added to each k
     tile's row) of an MN-major B; C row and column; row_limit: rows at or
     past it are not stored (None: all); full: a predicate, true when no row
-    of the tile is past row_limit."""
+    of the tile is past row_limit. k0: the first K element of the tile's K
+    range (split-K), added to the K coordinate of A and B."""
 
     def __init__(self, a_row, b_row=0, b_col=0, c_row=None, c_col=0, row_limit=None,
-                 full=None, k_row=0):
+                 full=None, k_row=0, k0=0):
         self.a_row, self.b_row, self.b_col, self.k_row = a_row, b_row, b_col, k_row
+        self.k0 = k0
         self.c_row = a_row if c_row is None else c_row
         self.c_col, self.row_limit, self.full = c_col, row_limit, full
 
@@ -144,8 +155,8 @@ class TmaProducer:
             b_col = b_col + self.b_shift
         for k in ptx.range_(0, cfg.k_tiles):
             stage, full = self.ring.acquire()
-            full.arrive_expect_tx(cfg.stage_tx)
-            k_elem = k * BK
+            full.arrive_expect_tx(cfg.load_tx)
+            k_elem = k * BK if isinstance(t.k0, int) and t.k0 == 0 else k * BK + t.k0
             ptx.cp.async_.bulk.tensor_2d(dst=self.tiles.sA[stage], src=self.a_desc,
                                          coord=(k_elem, a_row), mbar=full)
             kb = k_elem if isinstance(k_row, int) and k_row == 0 else k_elem + k_row
@@ -182,6 +193,15 @@ class WgmmaConsumer:
         # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
         self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
         self.b_base = reg.from_(tiles.sB, u32)
+        if cfg.cluster > 1 and cfg.b_major == "MN":
+            # In a cluster a shared::cta address carries the CTA's rank above
+            # bit 23 (rank 1: +0x1000000); unmasked, (address >> 4) overflows
+            # the descriptor's 14-bit start field into the leading byte offset
+            # (+256 bytes for rank 1), which an MN-major B uses as its stride
+            # between 64-column stripes: the second CTA read stripe s 256*s
+            # bytes too far. (K-major 128B-swizzled operands ignore that
+            # field, so A and a K-major B come out right unmasked.)
+            self.b_base = self.b_base & 0x3FFFF
         self.a_layout = tiles.sA.gmma_layout
         self.b_layout = tiles.sB.gmma_layout
         # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile

@@ -1,0 +1,299 @@
+"""The dense Hopper (sm_90a) bf16 GEMM kernel, for any M, N, K: C = A @ B
+(+ a fused epilogue), f32 accumulation, bf16 or f32 out, built on
+wgmma_gemm's warp-specialised main loop (examples/hopper/gemm.py shows it;
+pyptx.ops.matmul launches it).
+
+A is M x K, row-major. B is N x K (``b_major="K"``, a linear layer's
+weight: C = A @ B.T) or K x N (``b_major="MN"``: C = A @ B). Tiles are
+128 x bn (bn 256, 128 or 64) x 64, walked persistently in a grouped order by
+min(tiles, SMs) CTAs (1-CTA or 2x1 clusters, B multicast).
+
+Shapes off the tile: TMA zero-fills every load past the matrix (a K tail,
+the last row or column tiles), so the wgmma sums zeros there; a box larger
+than a matrix smaller than one tile (M < 128, or N < bn with a K-major B)
+is cut to the matrix (its load_tx counts the bytes that come). Stores are
+clipped: the TMA store stops at the matrix's bounds, the direct epilogue is
+predicated on row < M and column < N. Every row must be 16-byte aligned
+for TMA: K and N multiples of 8 (pyptx.ops.matmul pads other shapes), and
+K >= 64, N >= 64 for an MN-major B (one 128-byte swizzle row per box).
+
+split_k > 1 (small M x N, long K): each tile's K range is cut into split_k
+equal parts of whole 64-column k tiles, each part a work unit of its own;
+C is then f32 (split_k * M, N), the partial sums of part s in rows
+s*M..(s+1)*M, and the caller adds them up (pyptx.ops.matmul does, then
+applies the epilogue).
+
+``plan_gemm`` picks bn, the cluster and split_k per shape (the heuristic
+is in its docstring; the choice is cached).
+"""
+from __future__ import annotations
+
+import functools
+
+from .. import Tile, kernel, ptx
+from ..specs import Layout
+from ..types import bf16, f32
+from . import scheduler
+from .epilogue import ACTIVATIONS, WG_M, FusedEpilogue, store_direct
+from .roles import launch_directives, warpgroup_ids
+from .wgmma_gemm import BK, BM, BN, CONSUMERS, THREADS, Config, GemmTile, GemmTiles, run_roles, \
+    smem_bytes
+
+ARCH = "sm_90a"
+NUM_SMS = 132                      # H100 SXM / H200
+GROUP_M = 8                        # cluster rows per group of the tile order
+CLUSTER_MIN_WAVES = 2              # a K-major B multicasts when tiles > this x SMs
+SMEM_LIMIT = 227 * 1024
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def check_shape(M, N, K, *, b_major="K", cluster=1, bn=BN):
+    """A ValueError naming the rule a shape breaks (see the module doc)."""
+    if min(M, N, K) <= 0:
+        raise ValueError(f"gemm: M, N, K must be positive; got M={M} N={N} K={K}")
+    if K % 8 or N % 8:
+        raise ValueError(
+            f"gemm: K and N must be multiples of 8 (TMA needs 16-byte aligned rows of "
+            f"bf16 A, B and C); got M={M} N={N} K={K} (pyptx.ops.matmul pads such shapes)")
+    if K < BK:
+        raise ValueError(f"gemm: K must be at least {BK} (one 128-byte swizzled row per "
+                         f"box); got K={K} (pyptx.ops.matmul pads it)")
+    if b_major == "MN" and N < 64:
+        raise ValueError(f"gemm: an MN-major B needs N >= 64 (one 128-byte swizzled row "
+                         f"per box); got N={N}")
+    if cluster > 1 and (M < BM or N < bn):
+        raise ValueError(f"gemm: a {cluster}-CTA cluster needs M >= {BM} and N >= {bn}; "
+                         f"got M={M} N={N} (use cluster=1)")
+
+
+def _epi_cols(stages, bn, N):
+    """Columns per TMA-store chunk: the whole tile when the ring leaves room,
+    else halves; never wider than C."""
+    cols = bn if stages * (BM + bn) * BK * 2 + CONSUMERS * WG_M * bn * 2 \
+        <= SMEM_LIMIT - 1024 else bn // 2
+    while cols > 64 and cols > N:
+        cols //= 2
+    return cols
+
+
+def _default_stages(bn, epilogue, epi_cols):
+    if bn == BN:
+        return 4
+    stage = (BM + bn) * BK * 2
+    epi = CONSUMERS * WG_M * epi_cols * 2 if epilogue == "tma" else 0
+    return min(8, (SMEM_LIMIT - 1024 - epi - 256) // stage)
+
+
+def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
+               cluster: int | None = None, stages: int | None = None,
+               epilogue: str | None = None, epi_cols: int | None = None,
+               l2_promotion: str = "256B", mn_b_rank: int | None = None,
+               group_m: int = GROUP_M, prefetch: bool = True, num_sms: int = NUM_SMS,
+               bn: int = BN, split_k: int = 1, bias: bool = False,
+               activation: str | None = None, residual: bool = False, arch: str = ARCH):
+    """The kernel for A (M x K) and B ((N, K) for b_major "K", (K, N) for "MN")
+    -> C (M x N, out_dtype bf16 or f32). epilogue: "tma" (bf16 only; the
+    default for bf16 when C's rows are whole 64-column stripes, N % 64 == 0,
+    and M >= 64) or "direct". stages: the ring depth (default 4 for bn 256,
+    as many as fit for bn 128). epi_cols: columns per TMA-store chunk.
+    l2_promotion: the A and B descriptors' L2 promotion ("none", "64B",
+    "128B", "256B"). mn_b_rank: an MN-major B loaded as one rank-3 box per
+    k tile (3, the default where N allows) or one rank-2 box per 64-column
+    stripe (2). cluster: CTAs per cluster along M (1 or 2). Default: 2 for a
+    K-major B when M % 256 == 0 and there are more than CLUSTER_MIN_WAVES
+    tiles per SM (measured on an H100: +3% at 8192^3, a tie at 4096^3),
+    else 1 (+5% at 2048^3, one wave). group_m: cluster rows per group of the
+    tile order. prefetch: prefetch.tensormap the descriptors first. bn: tile
+    columns, 256, 128 or 64. split_k: see the module doc (C is f32 (split_k*M,
+    N)). Fused epilogue, in this order: bias (the kernel takes a bf16 (N,)
+    vector after B), activation ("gelu": tanh form, or "silu"), residual
+    (a bf16 (M, N) matrix after the bias): C = act(A @ B + bias) + residual.
+    Kernel arguments: A, B[, bias][, residual] -> C."""
+    if b_major not in ("K", "MN"):
+        raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
+                         f"not {b_major!r}")
+    if bn not in (64, 128, 256):
+        raise ValueError(f"gemm: bn must be 64, 128 or 256, not {bn!r}")
+    if out_dtype not in (bf16, f32):
+        raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {out_dtype}")
+    if activation not in (None,) + ACTIVATIONS:
+        raise ValueError(f"gemm: activation must be None, 'gelu' or 'silu', not "
+                         f"{activation!r}")
+    k_tiles = cdiv(K, BK)
+    if not isinstance(split_k, int) or split_k < 1 or k_tiles % split_k:
+        raise ValueError(f"gemm: split_k must divide the {k_tiles} k tiles of K={K}; "
+                         f"got {split_k!r}")
+    fused = bias or residual or activation is not None
+    if split_k > 1 and (out_dtype != f32 or fused):
+        raise ValueError("gemm: split_k > 1 writes f32 partial sums (out_dtype=f32) with "
+                         "no fused epilogue (apply it after the sum)")
+    if cluster is None:
+        many = cdiv(M, BM) * cdiv(N, bn) > CLUSTER_MIN_WAVES * num_sms and M % (2 * BM) == 0
+        cluster = 2 if b_major == "K" and many and split_k == 1 and N >= bn else 1
+    if cluster not in (1, 2):
+        raise ValueError(f"gemm: cluster must be 1 or 2, not {cluster!r}")
+    check_shape(M, N, K, b_major=b_major, cluster=cluster, bn=bn)
+    tma_ok = out_dtype == bf16 and N % 64 == 0 and M >= WG_M and split_k == 1
+    if epilogue is None:
+        epilogue = "tma" if tma_ok else "direct"
+    if epilogue not in ("tma", "direct") or (epilogue == "tma" and not tma_ok):
+        raise ValueError(f"gemm: epilogue must be 'direct' or 'tma' (bf16 out, N a multiple "
+                         f"of 64, M >= 64), not {epilogue!r} (out {out_dtype}, M={M} N={N})")
+    if epi_cols is None:
+        epi_cols = _epi_cols(stages or 4, bn, N) if bn == BN else min(bn, _epi_cols(6, bn, N))
+    if epi_cols not in (64, 128, 256) or epi_cols > bn:
+        raise ValueError(f"gemm: epi_cols must be 64, 128 or 256 and at most bn={bn}, not "
+                         f"{epi_cols!r}")
+    if stages is None:
+        stages = _default_stages(bn, epilogue, epi_cols)
+    a_rows = min(BM, M)
+    b_part = bn // cluster
+    b_cols = min(bn, N) if b_major == "K" else 0     # a K-major box is cut to N
+    cfg = Config(bn=bn, stages=stages, cluster=cluster, b_major=b_major,
+                 out_dtype=out_dtype, epilogue=epilogue, k_tiles=k_tiles // split_k,
+                 epi_cols=epi_cols, a_rows=a_rows, b_cols=0 if b_cols == bn else b_cols)
+    if smem_bytes(cfg) > SMEM_LIMIT:
+        raise ValueError(f"gemm: {stages} stages with the {epilogue} epilogue need "
+                         f"{smem_bytes(cfg)} bytes of shared memory; a CTA has 227 KiB")
+
+    m_rows = cdiv(M, BM * cluster)           # rows of cluster tiles
+    n_tiles = cdiv(N, bn)
+    total = m_rows * n_tiles * split_k
+    group = scheduler.group_rows(m_rows, group_m)
+    clusters = min(num_sms // cluster, total)
+    row_tail = M % BM != 0 or split_k > 1
+    col_tail = N % bn != 0
+
+    a_spec = Tile(M, K, bf16, Layout.TMA_128B, tma_box=(a_rows, BK))
+    b_box_cols = None
+    if b_major == "K":
+        b_spec = Tile(N, K, bf16, Layout.TMA_128B, tma_box=(min(b_part, N), BK))
+        b_rank = 2
+    else:
+        # MN-major B: one rank-3 box of the tile's 64-column stripes per k
+        # tile, or (mn_b_rank=2, or N off the stripes) one rank-2 box per stripe
+        rank3_fits = N % 64 == 0 and N >= b_part
+        b_rank = (mn_b_rank or 3) if b_part > 64 and rank3_fits else 2
+        b_box_cols = b_part if b_rank == 3 else 64
+        b_spec = Tile(K, N, bf16, Layout.TMA_128B, tma_box=(BK, b_box_cols), tma_rank=b_rank)
+    extra_specs = ([Tile(N, bf16)] if bias else []) + ([Tile(M, N, bf16)] if residual else [])
+    if epilogue == "tma":
+        c_spec = Tile(M, N, bf16, Layout.TMA_128B, tma_box=(WG_M, epi_cols), tma_rank=3)
+    else:
+        c_spec = Tile(M * split_k, N, out_dtype)
+
+    def body(A, B, C, Bias=None, R=None):
+        a_desc = A.tma_desc(l2_promotion=l2_promotion)
+        b_desc = B.tma_desc(l2_promotion=l2_promotion)
+        c_desc = C.tma_desc() if epilogue == "tma" else None
+        (pc,) = ptx.global_ptrs(C) if epilogue == "direct" else (None,)
+        p_bias = ptx.global_ptrs(Bias)[0] if bias else None
+        p_res = ptx.global_ptrs(R)[0] if residual else None
+        tiles = GemmTiles(cfg)
+        tid, wg, lane128 = warpgroup_ids()
+        tiles.init(tid == 0)
+        grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
+                                             ctas=clusters, cluster=cluster, splits=split_k)
+
+        def schedule(body):
+            if split_k == 1:
+                grouped(lambda m0, n0: body(GemmTile(a_row=m0, b_row=n0, b_col=n0, c_col=n0)))
+                return
+            k_part = cfg.k_tiles * BK
+
+            def part(m0, n0, split):
+                # part s of the K range goes to rows s*M.. of the f32 C
+                c_row = split * M + m0
+                body(GemmTile(a_row=m0, b_row=n0, b_col=n0, c_row=c_row, c_col=n0,
+                              row_limit=split * M + M, k0=split * k_part))
+            grouped(part)
+
+        fused_parts = {}
+
+        def store(consumer, tile, row0, frag, tma_out):
+            if fused:
+                if "epi" not in fused_parts:
+                    fused_parts["epi"] = FusedEpilogue(
+                        bias=p_bias, activation=activation, residual=p_res, ldr=N,
+                        row_limit=M if row_tail else None, col_limit=N if col_tail else None)
+                fused_parts["epi"].apply(consumer.acc, bn, row0, tile.c_col, frag)
+            if tma_out is not None:
+                tma_out.store(consumer.acc, row0, tile.c_col)
+                return
+            row_limit = None
+            if split_k > 1:
+                row_limit = tile.row_limit
+            elif row_tail:
+                row_limit = M
+            store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, bn,
+                         row_limit=row_limit, frag=frag, col_limit=N if col_tail else None)
+
+        run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
+                  c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
+                  prefetch=prefetch)
+        ptx.ret()
+
+    # the kernel's positional parameters are its tensors: one signature per
+    # combination of the optional epilogue inputs
+    if bias and residual:
+        def gemm(A, B, Bias, R, C):
+            body(A, B, C, Bias, R)
+    elif bias:
+        def gemm(A, B, Bias, C):
+            body(A, B, C, Bias)
+    elif residual:
+        def gemm(A, B, R, C):
+            body(A, B, C, R=R)
+    else:
+        def gemm(A, B, C):
+            body(A, B, C)
+
+    k = kernel(in_specs=(a_spec, b_spec, *extra_specs), out_specs=(c_spec,),
+               grid=(clusters * cluster, 1, 1), block=(THREADS, 1, 1), cluster=(cluster, 1, 1),
+               arch=arch, raw_directives=launch_directives())(gemm)
+    k.config = cfg
+    return k
+
+
+@functools.lru_cache(maxsize=None)
+def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS) -> dict:
+    """build_gemm keywords for a shape (cached). The heuristic:
+
+    - bn, with more than half the SMs' worth of 256-column tiles: 256, or
+      128 when N <= 128 or when 128-column tiles finish sooner (a wave of
+      them takes about 0.55 of a wave of 256-column ones: half the work,
+      some fixed cost), i.e. 1.1 x its waves < 2 x 256's;
+    - with fewer (small M: decoding, short prompts): 64-column tiles when
+      they fill a third to all of the SMs in one wave (M <= 128, N =
+      4096: 64 CTAs, each streaming its 64 columns of B over the whole
+      K), else 128;
+    - split_k: when neither fills half the SMs (N < 2816 at M <= 128) and
+      K is long (>= 1024), the K range is cut into the most parts
+      (a divisor of the k tiles, each part >= 4 k tiles) that keeps the
+      work units within one wave. Measured on an H100 (2026-12-06): a CTA
+      pays a few microseconds besides its stream of B, so few long-lived
+      CTAs win: 2 MB of B per CTA reached 92-101% of the copy bandwidth
+      at M = 16, 256 KB per CTA (split-K 4) 48%, and the split's sum and
+      cast (two more kernels) cost about as much again;
+    - cluster: build_gemm's default (2 for a K-major B with M % 256 == 0
+      and more than 2 waves), 1 with split-K.
+    """
+    tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128, 64)}
+    waves = {b: cdiv(t, num_sms) for b, t in tiles.items()}
+    if tiles[256] > num_sms // 2:
+        bn = 128 if N <= 128 or 1.1 * waves[128] < 2 * waves[256] else 256
+    elif num_sms // 3 <= tiles[64] <= num_sms:
+        bn = 64
+    else:
+        bn = 128
+    k_tiles = cdiv(K, BK)
+    split_k = 1
+    if bn != 64 and tiles[bn] * 2 <= num_sms and K >= 1024:
+        for s in range(min(k_tiles // 4, num_sms // tiles[bn]), 1, -1):
+            if k_tiles % s == 0:
+                split_k = s
+                break
+    return {"bn": bn, "split_k": split_k}
