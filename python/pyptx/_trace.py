@@ -16,6 +16,10 @@ from pyptx.types import PtxType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__))
+# Frames in these directories are pyptx's (or contextlib's), not the author's.
+_INTERNAL_DIRS = (_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
+                  os.path.join(_PACKAGE_DIR, "runtime"),
+                  os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB)
 
 
 
@@ -48,9 +52,7 @@ def native():
             f"to the directory holding _native*.so): {e}") from e
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
-    _native.set_internal_dirs([_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
-                              os.path.join(_PACKAGE_DIR, "runtime"),
-                              os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB])
+    _native.set_internal_dirs(list(_INTERNAL_DIRS))
     # Module.emit and Module.binary read these objects without running Python.
     if _REGISTER_CLASS is None:
         raise ImportError("pyptx.reg is not imported yet (import pyptx first)")
@@ -97,6 +99,25 @@ def user_loc() -> tuple[str, int, int]:
     (and contextlib), i.e. the kernel author's line: the native module's
     stack walk, the one every instruction uses."""
     return native().caller_location()
+
+
+def author_line_of(traceback) -> tuple[str, int, int] | None:
+    """(file, line, 0) of the author's line an exception passed through:
+    the innermost frame outside the pyptx package, when the exception was
+    raised inside the package (None when the author's own code raised it)."""
+    frames = []
+    while traceback is not None:
+        frames.append(traceback)
+        traceback = traceback.tb_next
+    def internal(tb):
+        return os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) \
+            in _INTERNAL_DIRS
+    if not frames or not internal(frames[-1]):
+        return None
+    for tb in reversed(frames):
+        if not internal(tb):
+            return tb.tb_frame.f_code.co_filename, tb.tb_lineno, 0
+    return None
 
 
 # -- the context --------------------------------------------------------------

@@ -13,8 +13,8 @@ import gc
 import warnings
 
 from pyptx._arch import default_version, resolve_arch
-from pyptx._trace import TraceContext
-from pyptx.errors import KernelError, KernelWarning
+from pyptx._trace import TraceContext, author_line_of
+from pyptx.errors import KernelError, KernelWarning, at_line
 from pyptx.hazards import check_module as check_hazards
 from pyptx.specs import TensorSpec
 
@@ -106,6 +106,21 @@ def _trace(kernel, kwargs) -> TracedModule:
     return traced
 
 
+def _run_at_author_lines(fn, tensors, template):
+    """Runs the kernel's function; a TypeError or ValueError the DSL raises
+    becomes a KernelTypeError/KernelValueError at the author's line (the
+    author's own raises pass unchanged)."""
+    try:
+        fn(*tensors, **template)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, KernelError):
+            raise
+        loc = author_line_of(e.__traceback__)
+        if loc is None:
+            raise
+        raise at_line(e, loc).with_traceback(e.__traceback__) from None
+
+
 def _trace_once(kernel, template, shapes, target, version, dynamic):
     params, added = kernel._params()
     with TraceContext(version=version, target=target, name=kernel.name,
@@ -125,7 +140,7 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
         tensors = [TensorSpec.from_tile(n, t, shapes) if t else
                    TensorSpec(n) for n, t in
                    zip(kernel.tensor_names, tiles or [None] * len(kernel.tensor_names))]
-        kernel.fn(*tensors, **template)
+        _run_at_author_lines(kernel.fn, tensors, template)
         if not ctx.dynamic_smem and ctx.smem_bytes > STATIC_SMEM_LIMIT:
             if kernel.extern_smem:
                 raise KernelError(

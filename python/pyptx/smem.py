@@ -132,15 +132,24 @@ class SharedAlloc:
         immediates) and the ``ld``: k + 2. Integer indices and the allocation's
         offset fold into the address immediate. The layout is plain row-major:
         like the original, the allocation's swizzle is NOT applied (use it for
-        scratch buffers; for swizzled tiles see :func:`apply_swizzle`)."""
+        scratch buffers; for swizzled tiles see :func:`apply_swizzle`).
+
+        A 1-D allocation has no stages to slice: ``a[i]`` is ``a[i, ]``, the
+        element (and ``a[i] = v`` stores it); the address of element i is
+        ``ptx.addr(a, i * element_bytes)``."""
         if isinstance(index, tuple):
             return _load(self.dtype, _element_address(self, self.shape, index))
+        if len(self.shape) == 1:
+            return _load(self.dtype, _element_address(self, self.shape, (index,)))
         return SharedSlice(self, index)
 
     def __setitem__(self, index, value):
         """``alloc[i, j, ...] = value``: ``st.shared`` of a register or an
         immediate, addressed as in :meth:`__getitem__` (k + 2 instructions
-        with k register indices, 1 with none)."""
+        with k register indices, 1 with none); ``a[i] = value`` on a 1-D
+        allocation."""
+        if not isinstance(index, tuple) and len(self.shape) == 1:
+            index = (index,)
         if not isinstance(index, tuple):
             fail(f"{self.name}[{index!r}] = ...: a store needs one index per dimension "
                  f"of {self.shape}, e.g. {self.name}[row, col] = value")

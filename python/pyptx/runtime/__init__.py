@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import inspect
 
+from pyptx.errors import PyptxError
+
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
     "u8": "u8", "b8": "u8", "u16": "u16", "b16": "u16", "u32": "u32", "b32": "u32",
@@ -22,7 +24,7 @@ _TMA_DTYPES = {"b8": "u8", "s8": "u8", "e4m3": "u8", "e5m2": "u8", "b16": "u16",
                "s16": "u16", "b32": "u32", "b64": "u64"}
 
 
-class ArgumentError(TypeError):
+class ArgumentError(PyptxError, TypeError):
     """A kernel argument that does not match the kernel's specs: names the
     parameter, what was expected and what was given."""
 

@@ -22,6 +22,7 @@ import weakref
 import torch
 
 from pyptx import types as T
+from pyptx.errors import PyptxError
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays,
                            fill_raw, launch_kind, output_shapes, raw_env,
                            runtime, split_raw)
@@ -45,7 +46,7 @@ _LIBRARY = torch.library.Library("pyptx", "FRAGMENT")
 SYNC_LAUNCHES = os.environ.get("PYPTX_SYNC_LAUNCHES", "") not in ("", "0")
 
 
-class KernelFault(RuntimeError):
+class KernelFault(PyptxError, RuntimeError):
     """A kernel failed on the GPU (PYPTX_SYNC_LAUNCHES=1 names it)."""
 
 
