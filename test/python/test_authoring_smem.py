@@ -1,7 +1,11 @@
 """Shared memory as a new author writes it: a 1-D array indexed ``a[i]``
-(int or register) loads and stores an element like the 2-D ``a[i, j]``."""
-from pyptx import kernel, ptx, reg, smem
-from pyptx.types import f32, u32
+(int or register) loads and stores an element like the 2-D ``a[i, j]``; a
+TMA descriptor whose swizzle is not the tile's gets the fix that keeps the
+wgmma reading the tile working."""
+import pytest
+
+from pyptx import KernelError, Layout, Tile, kernel, ptx, reg, smem
+from pyptx.types import bf16, f32, u32
 
 
 def body(text):
@@ -44,3 +48,48 @@ def test_one_dimensional_iteration_still_gives_slices():
         ptx.ret()
 
     k.ptx()
+
+
+# -- the swizzle-mismatch hint ---------------------------------------------------------
+
+def _tma_into_wgmma_tile(layout, swizzle=None):
+    @kernel(in_specs=(Tile(64, 64, bf16, layout),), out_specs=(Tile(64, 64, f32),),
+            block=(128, 1, 1), arch="sm_90a")
+    def k(A, C):
+        sA = smem.wgmma_tile(bf16, (64, 64), major="K")   # wgmma reads it 128B-swizzled
+        bar = smem.mbarrier(1)
+        desc = A.tma_desc() if swizzle is None else A.tma_desc(swizzle=swizzle)
+        ptx.cp.async_.bulk.tensor_2d(dst=sA[0], src=desc, coord=(0, 0), mbar=bar[0])
+        ptx.wgmma.auto_descriptor(sA[0], dtype=bf16, shape=(64, 64), major="K")
+        ptx.ret()
+    return k
+
+
+def test_swizzle_mismatch_hint_fixes_the_descriptor_not_the_wgmma_tile():
+    with pytest.raises(KernelError) as info:
+        _tma_into_wgmma_tile(Layout.ROW).ptx()
+    message = info.value.message
+    assert "Fix the descriptor, not the tile" in message
+    assert "Tile(..., layout=Layout.TMA_128B) for A" in message
+    assert "A.tma_desc(swizzle='128B')" in message
+    assert "would break the wgmma" in message
+    # Both suggested fixes trace, with the wgmma descriptor reading the same tile.
+    for fixed in (_tma_into_wgmma_tile(Layout.TMA_128B),
+                  _tma_into_wgmma_tile(Layout.ROW, swizzle="128B")):
+        assert "cp.async.bulk.tensor.2d" in fixed.ptx()
+
+
+def test_swizzle_mismatch_on_a_plain_allocation_names_both_ways():
+    @kernel(in_specs=(Tile(8, 64, bf16, Layout.TMA_64B),), out_specs=(Tile(8, 64, f32),),
+            arch="sm_90a")
+    def k(A, C):
+        buf = smem.alloc(bf16, (8, 64), swizzle="128B", align=1024)
+        bar = smem.mbarrier(1)
+        ptx.cp.async_.bulk.tensor_2d(dst=buf, src=A.tma_desc(box=(8, 32)), coord=(0, 0),
+                                     mbar=bar[0])
+        ptx.ret()
+
+    with pytest.raises(KernelError) as info:
+        k.ptx()
+    message = info.value.message
+    assert "A.tma_desc(swizzle='128B')" in message and "swizzle='64B'" in message
