@@ -101,6 +101,11 @@ def user_loc() -> tuple[str, int, int]:
     return native().caller_location()
 
 
+def _internal(tb) -> bool:
+    path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return os.path.dirname(path) in _INTERNAL_DIRS
+
+
 def author_line_of(traceback) -> tuple[str, int, int] | None:
     """(file, line, 0) of the author's line an exception passed through:
     the innermost frame outside the pyptx package, when the exception was
@@ -109,13 +114,10 @@ def author_line_of(traceback) -> tuple[str, int, int] | None:
     while traceback is not None:
         frames.append(traceback)
         traceback = traceback.tb_next
-    def internal(tb):
-        return os.path.dirname(os.path.abspath(tb.tb_frame.f_code.co_filename)) \
-            in _INTERNAL_DIRS
-    if not frames or not internal(frames[-1]):
+    if not frames or not _internal(frames[-1]):
         return None
     for tb in reversed(frames):
-        if not internal(tb):
+        if not _internal(tb):
             return tb.tb_frame.f_code.co_filename, tb.tb_lineno, 0
     return None
 
@@ -123,6 +125,13 @@ def author_line_of(traceback) -> tuple[str, int, int] | None:
 # -- the context --------------------------------------------------------------
 
 class TraceContext:
+    # Labels other code may branch to (the author's, a named loop's, and
+    # ptx.raw texts, which may hold some) emitted so far: a value computed
+    # before the last one may not hold on every path after it (see label()
+    # and smem._symbol_address). A class default, so that subclasses with
+    # their own __init__ (program._ProgramTrace) have it too.
+    labels = 0
+
     def __init__(self, *, version, target, name, params, directives,
                  lineinfo=False, isa_policy="strict", loc=("", 0, 0)):
         self.native = native()
@@ -232,10 +241,17 @@ class TraceContext:
         self.module.inst(self.func, opcode, operands,
                          -1 if guard is None else guard, negated, loc)
 
-    def label(self, name: str, loc=None, flush=True):
+    def label(self, name: str, loc=None, flush=True, structured=False):
+        """Emits ``name:``. structured: a label that only code after the
+        construct emitting it branches to (if_/range_/unnamed loop ends and
+        heads, a helper's own wait loop), so values computed before the
+        construct still hold after it; other labels (the author's, a named
+        loop's) count in `labels`."""
         loc = loc or user_loc()
         if flush:
             self.flush()
+        if not structured:
+            self.labels += 1
         self._call(self.module.label, self.func, name, loc, loc=loc)
 
     def open_scope(self, loc=None):

@@ -16,6 +16,7 @@ from pyptx._arch import default_version, resolve_arch
 from pyptx._trace import TraceContext, author_line_of
 from pyptx.errors import KernelError, KernelWarning, at_line
 from pyptx.hazards import check_module as check_hazards
+from pyptx.smem import check_smem_limit
 from pyptx.specs import TensorSpec
 
 # Static shared memory above this needs the dynamic window (and, past it,
@@ -150,6 +151,12 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
                     f"move to: carve them from smem.base() instead, or drop "
                     f"extern_smem", *kernel._loc)
             return None
+        # The dynamic bytes the launch asks for come on top of static
+        # allocations, and hold the carved ones.
+        total = (max(kernel._smem, ctx.smem_bytes) if ctx.dynamic_smem
+                 else ctx.smem_bytes + kernel._smem)
+        check_smem_limit(ctx, total, f"{kernel.name}: its shared allocations and "
+                         f"smem={kernel._smem} take", loc=kernel._loc)
         ctx.finish()
         text = ctx._call(ctx.module.ptx, loc=kernel._loc)
         for file, line, column, message in ctx.module.warnings:

@@ -93,3 +93,52 @@ def test_swizzle_mismatch_on_a_plain_allocation_names_both_ways():
         k.ptx()
     message = info.value.message
     assert "A.tma_desc(swizzle='128B')" in message and "swizzle='64B'" in message
+
+
+# -- the per-CTA shared-memory limit ----------------------------------------------------
+
+def test_the_limits_come_from_the_isa_description():
+    from pyptx import _isa_facts
+    assert _isa_facts.max_shared_per_cta("sm_90a") == 227 * 1024
+    assert _isa_facts.max_shared_per_cta("sm_100a") == 227 * 1024
+    assert _isa_facts.max_shared_per_cta("sm_80") == 163 * 1024
+
+
+@pytest.mark.parametrize("arch,limit", [("sm_90a", 227 * 1024), ("sm_80", 163 * 1024)])
+def test_allocation_crossing_the_limit_is_reported_at_its_line(arch, limit):
+    import os
+
+    from conftest import line_of
+
+    @kernel(arch=arch)
+    def k():
+        smem.alloc(f32, (32 * 1024,))            # 128 KiB
+        smem.alloc(f32, (24 * 1024,))            # 96 KiB more  # <- crosses 163 KiB
+        smem.alloc(f32, (4 * 1024,))             # 16 KiB more  # <- crosses 227 KiB
+        ptx.ret()
+
+    with pytest.raises(KernelError) as info:
+        k.ptx()
+    here = os.path.abspath(__file__)
+    marker = "# <- crosses 163 KiB" if arch == "sm_80" else "# <- crosses 227 KiB"
+    assert (info.value.file, info.value.line) == (here, line_of(here, marker))
+    assert f"over the {limit} bytes" in info.value.message and arch in info.value.message
+
+
+def test_just_under_the_limit_traces():
+    @kernel(arch="sm_90a")
+    def k():
+        smem.alloc(u32, (227 * 256 - 32,))       # 227 KiB less 128 bytes ...
+        smem.alloc(u32, (32,))                   # ... and 128 bytes: exactly the limit
+        ptx.ret()
+
+    assert "dyn_smem" in k.ptx()
+
+
+def test_dynamic_request_over_the_limit_is_reported_at_the_kernel():
+    @kernel(arch="sm_80", smem=200 * 1024)       # <- the request
+    def k():
+        ptx.ret()
+
+    with pytest.raises(KernelError, match="over the 166912 bytes"):
+        k.ptx()

@@ -60,7 +60,7 @@ def shfl(mode: str, dst, src, lane, clamp=None, mask=0xFFFFFFFF, pred_out=None):
     return dst
 
 
-class _Warp:
+class Warp:
     """``ptx.warp``: butterfly reductions over groups of `width` lanes (32:
     the warp; 4: the 4 lanes that share a row of a wgmma or mma.sync
     accumulator fragment). Every lane ends with its group's result; `mask`
@@ -73,7 +73,7 @@ class _Warp:
     argmax / argmin               2 shfl + 3 setp + 2 selp: 7        35 instructions
     ============================  =================================  ==================
 
-    Steps: log2(width); the scratch registers are declared, not computed.
+    Steps: log2(width), with offsets width/2, ..., 2, 1.
     """
 
     @staticmethod
@@ -148,6 +148,6 @@ class _Warp:
         return self._arg_reduce(val, index, "lt", width, mask)
 
 
-warp = _Warp()
+warp = Warp()
 
-__all__ = ["shfl", "warp"]
+__all__ = ["shfl", "warp", "Warp"]
