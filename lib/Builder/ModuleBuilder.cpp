@@ -634,7 +634,8 @@ Status ModuleBuilder::pragma(unsigned func,
 /// at once.
 LogicalResult ModuleBuilder::verifyBuilt(Operation *op) {
   if (auto inst = dyn_cast<InstOp>(op))
-    return inst.verify();
+    return success(succeeded(inst.verify()) &&
+                   succeeded(inst.verifyInstruction()));
   if (failed(op->getName().verifyInvariants(op)))
     return failure();
   bool ok = true;
@@ -642,6 +643,9 @@ LogicalResult ModuleBuilder::verifyBuilt(Operation *op) {
     for (Block &block : region)
       for (Operation &nested : block)
         ok &= succeeded(verifyBuilt(&nested));
+  // The module's region verifier would check every instruction again.
+  if (auto module = dyn_cast<ModuleOp>(op))
+    return success(ok && succeeded(module.verifySymbols()));
   return success(ok && succeeded(op->getName().verifyRegionInvariants(op)));
 }
 

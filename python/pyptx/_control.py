@@ -87,7 +87,7 @@ class if_(_Block):
         return False
 
     def emit_join(self):
-        self.ctx.label(self.false_label, loc=self.loc, flush=False)
+        self.ctx.label(self.false_label, loc=self.loc, flush=False, structured=True)
 
 
 class else_(_Block):
@@ -105,14 +105,14 @@ class else_(_Block):
 
     def __enter__(self):
         self.ctx.inst("bra.uni", [("s", self.end_label)], loc=self.loc)
-        self.ctx.label(self.branch.false_label, loc=self.loc)
+        self.ctx.label(self.branch.false_label, loc=self.loc, structured=True)
         self._open(self.ctx)
         return self
 
     def __exit__(self, exc_type, *_):
         if exc_type is None:
             self._close(self.ctx)
-            self.ctx.label(self.end_label, loc=self.loc)
+            self.ctx.label(self.end_label, loc=self.loc, structured=True)
         return False
 
 
@@ -146,7 +146,8 @@ class loop(_Block):
         guard(pred)  # a bad predicate fails here, at the loop's line
 
     def __enter__(self):
-        self.ctx.label(self.head, loc=self.loc)
+        # The author may branch to a named loop's label from anywhere.
+        self.ctx.label(self.head, loc=self.loc, structured=not self.named)
         self._open(self.ctx)
         return self
 
@@ -168,7 +169,7 @@ class loop(_Block):
                 else:
                     self.ctx.inst("bra", [("s", self.head)], *guard(self.pred), loc=self.loc)
             if self.broken or not self.named:
-                self.ctx.label(self.end, loc=self.loc)
+                self.ctx.label(self.end, loc=self.loc, structured=not self.named)
         return False
 
 
@@ -201,7 +202,7 @@ class range_(_Block):
     def __enter__(self):
         self.i = _reg.from_(self.start, self.dtype) if isinstance(self.start, _reg.Reg) \
             else _reg.scalar(self.dtype, init=self.start)
-        self.ctx.label(self.head, loc=self.loc)
+        self.ctx.label(self.head, loc=self.loc, structured=True)
         down = isinstance(self.step, int) and self.step < 0
         done = (self.i <= self.stop) if down else (self.i >= self.stop)
         bra(self.end, pred=done)
@@ -213,7 +214,7 @@ class range_(_Block):
             self._close(self.ctx)
             self.i += self.step
             self.ctx.inst("bra.uni", [("s", self.head)], loc=self.loc)
-            self.ctx.label(self.end, loc=self.loc)
+            self.ctx.label(self.end, loc=self.loc, structured=True)
         return False
 
     def __iter__(self):

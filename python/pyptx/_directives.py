@@ -57,6 +57,7 @@ def raw(text: str) -> None:
     where = user_loc()
     ctx.flush()
     ctx._lineinfo(where)
+    ctx.labels += 1  # the text may hold labels
     try:
         ctx.module.raw(ctx.func, text, where)
     except Exception as e:

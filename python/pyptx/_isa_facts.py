@@ -27,6 +27,13 @@ def targets() -> dict[str, int]:
     return _table().TARGETS
 
 
+def max_shared_per_cta(target: str) -> int | None:
+    """The most shared memory (bytes, static plus dynamic) one CTA may use on
+    the GPU of `target` ("sm_90a": 232448, i.e. 227 KiB; "sm_80": 163 KiB),
+    or None when the description does not give it."""
+    return _table().SHARED_PER_CTA.get(target)
+
+
 def special_register_bits(name: str) -> int | None:
     """The width of special register `name` ("%tid.x": 32, "%clock64": 64,
     "%is_explicit_cluster": 1), or None when PTX has no such register."""

@@ -35,12 +35,13 @@ Operands of `Module.inst` are tagged tuples:
 Locations are (file, line, column); line 0 means unknown.
 """
 from typing import Any, Sequence
+from pyptx.errors import PyptxError
 
 Operand = tuple
 Loc = tuple[str, int, int]
 
 
-class PTXError(Exception):
+class PTXError(PyptxError, RuntimeError):
     """Diagnostics of a failed verification, import or build step.
 
     `diagnostics` lists (severity, file, line, column, message) tuples, errors

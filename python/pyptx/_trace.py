@@ -16,6 +16,10 @@ from pyptx.types import PtxType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONTEXTLIB = os.path.dirname(os.path.abspath(__import__("contextlib").__file__))
+# Frames in these directories are pyptx's (or contextlib's), not the author's.
+_INTERNAL_DIRS = (_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
+                  os.path.join(_PACKAGE_DIR, "runtime"),
+                  os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB)
 
 
 
@@ -48,9 +52,7 @@ def native():
             f"to the directory holding _native*.so): {e}") from e
     # Frames of these directories are not the author's: the native module
     # walks the stack past them to locate each instruction.
-    _native.set_internal_dirs([_PACKAGE_DIR, os.path.join(_PACKAGE_DIR, "hw"),
-                              os.path.join(_PACKAGE_DIR, "runtime"),
-                              os.path.join(_PACKAGE_DIR, "pipeline"), _CONTEXTLIB])
+    _native.set_internal_dirs(list(_INTERNAL_DIRS))
     # Module.emit and Module.binary read these objects without running Python.
     if _REGISTER_CLASS is None:
         raise ImportError("pyptx.reg is not imported yet (import pyptx first)")
@@ -99,6 +101,27 @@ def user_loc() -> tuple[str, int, int]:
     return native().caller_location()
 
 
+def _internal(tb) -> bool:
+    path = os.path.abspath(tb.tb_frame.f_code.co_filename)
+    return os.path.dirname(path) in _INTERNAL_DIRS
+
+
+def author_line_of(traceback) -> tuple[str, int, int] | None:
+    """(file, line, 0) of the author's line an exception passed through:
+    the innermost frame outside the pyptx package, when the exception was
+    raised inside the package (None when the author's own code raised it)."""
+    frames = []
+    while traceback is not None:
+        frames.append(traceback)
+        traceback = traceback.tb_next
+    if not frames or not _internal(frames[-1]):
+        return None
+    for tb in reversed(frames):
+        if not _internal(tb):
+            return tb.tb_frame.f_code.co_filename, tb.tb_lineno, 0
+    return None
+
+
 # -- the context --------------------------------------------------------------
 
 # add_function_full's arguments for ``.extern .func (.param .b32 status)
@@ -110,6 +133,13 @@ VPRINTF_DECLARATION = (
     [("param", "status", "b32", 1, 0, False, "", 0, [])], [], False, False, False)
 
 class TraceContext:
+    # Labels other code may branch to (the author's, a named loop's, and
+    # ptx.raw texts, which may hold some) emitted so far: a value computed
+    # before the last one may not hold on every path after it (see label()
+    # and smem._symbol_address). A class default, so that subclasses with
+    # their own __init__ (program._ProgramTrace) have it too.
+    labels = 0
+
     def __init__(self, *, version, target, name, params, directives,
                  lineinfo=False, isa_policy="strict", loc=("", 0, 0), debug=False):
         self.native = native()
@@ -222,10 +252,17 @@ class TraceContext:
         self.module.inst(self.func, opcode, operands,
                          -1 if guard is None else guard, negated, loc)
 
-    def label(self, name: str, loc=None, flush=True):
+    def label(self, name: str, loc=None, flush=True, structured=False):
+        """Emits ``name:``. structured: a label that only code after the
+        construct emitting it branches to (if_/range_/unnamed loop ends and
+        heads, a helper's own wait loop), so values computed before the
+        construct still hold after it; other labels (the author's, a named
+        loop's) count in `labels`."""
         loc = loc or user_loc()
         if flush:
             self.flush()
+        if not structured:
+            self.labels += 1
         self._call(self.module.label, self.func, name, loc, loc=loc)
 
     def open_scope(self, loc=None):

@@ -13,7 +13,9 @@ import linecache
 
 
 class PyptxError(Exception):
-    """Base class of pyptx's own errors."""
+    """Base class of every error pyptx raises (``except pyptx.PyptxError``
+    catches them all): KernelError and its TypeError/ValueError forms,
+    pyptx._native.PTXError, the runtime's, AOT's and codegen's errors."""
 
 
 class KernelWarning(UserWarning):
@@ -33,6 +35,23 @@ class KernelError(PyptxError):
         self.diagnostics = list(diagnostics) or [("error", file, line, column, message)]
         self.message = message
         super().__init__(render(self.diagnostics))
+
+
+class KernelTypeError(KernelError, TypeError):
+    """A TypeError the DSL raised while tracing (an argument of the wrong
+    kind), located at the author's line; still caught by ``except TypeError``."""
+
+
+class KernelValueError(KernelError, ValueError):
+    """A ValueError the DSL raised while tracing (an argument out of range),
+    located at the author's line; still caught by ``except ValueError``."""
+
+
+def at_line(exc: Exception, loc) -> KernelError:
+    """`exc` (a TypeError or ValueError) as the KernelError of its kind at
+    `loc` = (file, line, column)."""
+    cls = KernelTypeError if isinstance(exc, TypeError) else KernelValueError
+    return cls(str(exc), *loc)
 
 
 def render_one(severity: str, file: str, line: int, column: int, message: str) -> str:

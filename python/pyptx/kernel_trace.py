@@ -13,9 +13,10 @@ import gc
 import warnings
 
 from pyptx._arch import default_version, resolve_arch
-from pyptx._trace import TraceContext
-from pyptx.errors import KernelError, KernelWarning
+from pyptx._trace import TraceContext, author_line_of
+from pyptx.errors import KernelError, KernelWarning, at_line
 from pyptx.hazards import check_module as check_hazards
+from pyptx.smem import check_smem_limit
 from pyptx.specs import TensorSpec
 
 # Static shared memory above this needs the dynamic window (and, past it,
@@ -106,6 +107,21 @@ def _trace(kernel, kwargs) -> TracedModule:
     return traced
 
 
+def _run_at_author_lines(fn, tensors, template):
+    """Runs the kernel's function; a TypeError or ValueError the DSL raises
+    becomes a KernelTypeError/KernelValueError at the author's line (the
+    author's own raises pass unchanged)."""
+    try:
+        fn(*tensors, **template)
+    except (TypeError, ValueError) as e:
+        if isinstance(e, KernelError):
+            raise
+        loc = author_line_of(e.__traceback__)
+        if loc is None:
+            raise
+        raise at_line(e, loc).with_traceback(e.__traceback__) from None
+
+
 def _trace_once(kernel, template, shapes, target, version, dynamic):
     params, added = kernel._params()
     with TraceContext(version=version, target=target, name=kernel.name,
@@ -125,7 +141,7 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
         tensors = [TensorSpec.from_tile(n, t, shapes) if t else
                    TensorSpec(n) for n, t in
                    zip(kernel.tensor_names, tiles or [None] * len(kernel.tensor_names))]
-        kernel.fn(*tensors, **template)
+        _run_at_author_lines(kernel.fn, tensors, template)
         if not ctx.dynamic_smem and ctx.smem_bytes > STATIC_SMEM_LIMIT:
             if kernel.extern_smem:
                 raise KernelError(
@@ -135,6 +151,12 @@ def _trace_once(kernel, template, shapes, target, version, dynamic):
                     f"move to: carve them from smem.base() instead, or drop "
                     f"extern_smem", *kernel._loc)
             return None
+        # The dynamic bytes the launch asks for come on top of static
+        # allocations, and hold the carved ones.
+        total = (max(kernel._smem, ctx.smem_bytes) if ctx.dynamic_smem
+                 else ctx.smem_bytes + kernel._smem)
+        check_smem_limit(ctx, total, f"{kernel.name}: its shared allocations and "
+                         f"smem={kernel._smem} take", loc=kernel._loc)
         ctx.finish()
         text = ctx._call(ctx.module.ptx, loc=kernel._loc)
         for file, line, column, message in ctx.module.warnings:

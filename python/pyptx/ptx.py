@@ -275,42 +275,4 @@ def syncthreads():
 
 # -- warp-level helpers ---------------------------------------------------------------------
 
-class _Warp:
-    """``ptx.warp.reduce_sum(r)`` etc.: butterfly reductions over groups of
-    `width` lanes (32: the warp; 4: a row of a wgmma accumulator fragment)
-    with ``shfl.sync.bfly.b32`` (offsets width/2 .. 1), combining into `val`
-    in place: 2 instructions (shfl + op) per step, log2(width) steps; every
-    lane ends with its group's result. 32-bit registers only (f32, u32,
-    s32, b32 -- b32 combines as u32)."""
-
-    @staticmethod
-    def _reduce(val, combine, width=32, mask=0xFFFFFFFF):
-        if not isinstance(val, _reg.Reg) or val.dtype.bits != 32 or val.dtype == T.pred:
-            raise TypeError(f"warp reductions take a 32-bit register, not {val!r}")
-        if width not in (2, 4, 8, 16, 32):
-            raise ValueError("width must be a power of two from 2 to 32")
-        tmp = _reg.scalar(val.dtype)
-        clamp = ((32 - width) << 8) | 0x1F
-        mask = mask - (1 << 32) if mask >= 1 << 31 else mask  # print as -1, like nvcc
-        t = _reg._arith_type(val.dtype)
-        offset = width // 2
-        while offset:
-            emit("shfl.sync.bfly.b32", tmp, val, offset, clamp, mask)
-            emit(f"{combine}{t.ptx}", val, val, tmp)
-            offset //= 2
-        return val
-
-    def reduce_sum(self, val, width=32, mask=0xFFFFFFFF):
-        """val = the sum over each group of `width` lanes."""
-        return self._reduce(val, "add", width, mask)
-
-    def reduce_max(self, val, width=32, mask=0xFFFFFFFF):
-        """val = the maximum over each group of `width` lanes."""
-        return self._reduce(val, "max", width, mask)
-
-    def reduce_min(self, val, width=32, mask=0xFFFFFFFF):
-        """val = the minimum over each group of `width` lanes."""
-        return self._reduce(val, "min", width, mask)
-
-
-warp = _Warp()
+from pyptx.hw.warp_reduce import shfl, warp  # noqa: E402,F401

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 
+from pyptx import _isa_facts
 from pyptx import types as T
 from pyptx._inst import emit, fail
 from pyptx._operands import Address, symbol_operand
 from pyptx._trace import get_ctx, user_loc
+from pyptx.errors import KernelError
 from pyptx.hw.mbarrier import MbarrierArray, MbarrierRef  # re-exported: smem.MbarrierArray
 from pyptx.hw.wgmma_layout import tile_layout
 
@@ -132,15 +134,24 @@ class SharedAlloc:
         immediates) and the ``ld``: k + 2. Integer indices and the allocation's
         offset fold into the address immediate. The layout is plain row-major:
         like the original, the allocation's swizzle is NOT applied (use it for
-        scratch buffers; for swizzled tiles see :func:`apply_swizzle`)."""
+        scratch buffers; for swizzled tiles see :func:`apply_swizzle`).
+
+        A 1-D allocation has no stages to slice: ``a[i]`` is ``a[i, ]``, the
+        element (and ``a[i] = v`` stores it); the address of element i is
+        ``ptx.addr(a, i * element_bytes)``."""
         if isinstance(index, tuple):
             return _load(self.dtype, _element_address(self, self.shape, index))
+        if len(self.shape) == 1:
+            return _load(self.dtype, _element_address(self, self.shape, (index,)))
         return SharedSlice(self, index)
 
     def __setitem__(self, index, value):
         """``alloc[i, j, ...] = value``: ``st.shared`` of a register or an
         immediate, addressed as in :meth:`__getitem__` (k + 2 instructions
-        with k register indices, 1 with none)."""
+        with k register indices, 1 with none); ``a[i] = value`` on a 1-D
+        allocation."""
+        if not isinstance(index, tuple) and len(self.shape) == 1:
+            index = (index,)
         if not isinstance(index, tuple):
             fail(f"{self.name}[{index!r}] = ...: a store needs one index per dimension "
                  f"of {self.shape}, e.g. {self.name}[row, col] = value")
@@ -237,16 +248,35 @@ def _index_register(r, what):
     return r
 
 
+def _symbol_address(base):
+    """A u32 register holding the shared address of symbol `base`: one
+    ``mov.u32``, or none when an earlier one of this symbol still holds it
+    on every path here: emitted in this block or one enclosing it, with no
+    label since that code before it may branch to (TraceContext.labels;
+    the labels of if_/range_/unnamed loops are not such)."""
+    from pyptx.reg import scalar
+    ctx = get_ctx()
+    movs = ctx.units.setdefault("smem_address_movs", {})
+    found = movs.get(base)
+    if found is not None:
+        register, blocks, labels = found
+        open_blocks = ctx.open_blocks
+        if labels == ctx.labels and len(blocks) <= len(open_blocks) and all(
+                a is b for a, b in zip(blocks, open_blocks)):
+            return register
+    register = scalar(T.u32)
+    emit("mov.u32", register, base)
+    movs[base] = (register, tuple(ctx.open_blocks), ctx.labels)
+    return register
+
+
 def _mad_chain(base, terms):
     """A u32 register = base + sum(reg * stride): ``mov.u32`` of a symbol
-    base (none for a register base), then one ``mad.lo.u32`` per term
+    base (none for a register base, or when an earlier mov of the symbol
+    can be reused: _symbol_address), then one ``mad.lo.u32`` per term
     (``add.u32`` for stride 1)."""
     from pyptx.reg import Reg, scalar
-    if isinstance(base, Reg):
-        acc = base
-    else:
-        acc = scalar(T.u32)
-        emit("mov.u32", acc, base)
+    acc = base if isinstance(base, Reg) else _symbol_address(base)
     for r, stride in terms:
         out = scalar(T.u32)
         if stride == 1:
@@ -333,10 +363,23 @@ def _carve(ctx, nbytes, align):
     ctx.smem_bytes."""
     offset = -(-ctx.smem_bytes // align) * align
     ctx.smem_bytes = offset + nbytes
+    check_smem_limit(ctx, ctx.smem_bytes, "this allocation brings the kernel's shared "
+                     "memory to")
     if not ctx.dynamic_smem:
         return None, 0
     _declare_dynamic(ctx)
     return DYNAMIC_SYMBOL, offset
+
+
+def check_smem_limit(ctx, total: int, what: str, loc=None) -> None:
+    """KernelError (at `loc`, default the author's line) when `total` bytes
+    of shared memory exceed what one CTA may use on the trace's target."""
+    limit = _isa_facts.max_shared_per_cta(ctx.target)
+    if limit is not None and total > limit:
+        raise KernelError(
+            f"{what} {total} bytes, over the {limit} bytes ({limit / 1024:g} KiB) of "
+            f"shared memory one CTA may use on {ctx.target}: use fewer stages or "
+            f"smaller tiles", *(loc or user_loc()))
 
 
 def _declare_dynamic(ctx):

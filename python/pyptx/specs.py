@@ -286,11 +286,43 @@ def _swizzle_name(value):
     return text if text in _SWIZZLE_SPAN else None
 
 
+class UnboundShape:
+    """The ``shape`` of a TensorSpec whose Tile names a shape variable the
+    trace was not given. It is false (``if A.shape:``); unpacking, indexing
+    or ``len`` raise a KernelTypeError at the author's line naming the
+    variable to pass, where None would give "cannot unpack non-iterable
+    NoneType"."""
+
+    __slots__ = ("name", "tile", "missing")
+
+    def __init__(self, name: str, tile: "Tile", env: dict):
+        self.name, self.tile = name, tile
+        self.missing = [d for d in tile.symbolic_dims if d not in env]
+
+    def _raise(self, *_):
+        from pyptx._trace import user_loc
+        from pyptx.errors import KernelTypeError
+        first = self.missing[0]
+        raise KernelTypeError(
+            f"shape variable {first!r} is unbound: pass {first}=... to ptx()/module() "
+            f"({self.name}'s Tile is {self.tile.shape}; unbound: "
+            f"{', '.join(self.missing)})", *user_loc())
+
+    __iter__ = __getitem__ = __len__ = _raise
+
+    def __bool__(self):
+        return False
+
+    def __repr__(self):
+        return f"UnboundShape({self.tile.shape}, unbound={self.missing})"
+
+
 class TensorSpec:
     """A tensor parameter during a trace (no data: launching is the runtime's):
-    ``name`` (its ``.param``), ``shape`` (concrete, or None while a shape
-    variable is unbound), ``dtype``, ``layout``, ``tile`` (its Tile, when the
-    kernel passes it) and ``env`` (the bound shape variables)."""
+    ``name`` (its ``.param``), ``shape`` (concrete, or an UnboundShape -- false,
+    raising on use -- while a shape variable is unbound), ``dtype``,
+    ``layout``, ``tile`` (its Tile, when the kernel passes it) and ``env``
+    (the bound shape variables)."""
 
     __slots__ = ("name", "shape", "dtype", "layout", "tile", "env")
 
@@ -303,7 +335,10 @@ class TensorSpec:
     def from_tile(cls, name: str, tile: Tile, env: dict) -> "TensorSpec":
         """The TensorSpec of parameter `name` declared by `tile`, with the
         shape variables `env` bound."""
-        return cls(name, tile.resolve(env), tile.dtype, tile.layout, tile=tile, env=env)
+        shape = tile.resolve(env)
+        if shape is None:
+            shape = UnboundShape(name, tile, env)
+        return cls(name, shape, tile.dtype, tile.layout, tile=tile, env=env)
 
     def __ptx_symbol__(self):
         return self.name
@@ -400,7 +435,7 @@ class TensorSpec:
                     b = self.env[b]
                 box.append(b)
             return box
-        if self.shape is None:
+        if not self.shape:
             fail(f"{self.name}.tma_desc(): the box defaults to the whole tensor, whose "
                  f"shape is not bound yet; bind it (ptx(M=...)) or set Tile(..., "
                  f"tma_box=(...))")
@@ -415,10 +450,10 @@ def _plan(name, shape, dtype, box, swizzle, rank3, padding, fail) -> "TmaDescrip
     after the checks of tma_desc; `fail` raises at the author's line."""
     e = max(dtype.bits // 8, 1)
     where = f"{name}.tma_desc()"
-    rank = len(shape) if shape is not None else len(box)
+    rank = len(shape) if shape else len(box)
     if len(box) != rank:
         fail(f"{where}: box {box} needs one size per dimension of the tensor {shape}")
-    if shape is not None:
+    if shape:
         for axis, (b, n) in enumerate(zip(box, shape)):
             if b > n:
                 fit = tuple(min(x, y) for x, y in zip(box, shape))
@@ -435,7 +470,7 @@ def _plan(name, shape, dtype, box, swizzle, rank3, padding, fail) -> "TmaDescrip
             fail(f"{where}: tma_rank=3 cuts the box's {cols} columns into stripes of "
                  f"{stripe} {dtype} ({span} bytes); make the column count a multiple "
                  f"of {stripe}")
-        if shape is not None and shape[1] % stripe:
+        if shape and shape[1] % stripe:
             fail(f"{where}: tma_rank=3 cuts the tensor's {shape[1]} columns into "
                  f"stripes of {stripe} {dtype}; the column count must be a multiple "
                  f"of {stripe}")
@@ -461,7 +496,7 @@ def _plan(name, shape, dtype, box, swizzle, rank3, padding, fail) -> "TmaDescrip
              f"bytes, but a {swizzle}-swizzled box row holds at most {span} bytes "
              f"({span // e} {dtype}); {hint}")
     d = TmaDescriptor(name, None, dtype, tuple(hw_box), swizzle, stripe=stripe)
-    if shape is not None:
+    if shape:
         _, strides, _ = d.geometry(shape)
         bad = [s for s in strides if s % 16]
         if bad:

@@ -91,9 +91,9 @@ def test_one_sm_structure():
         l.startswith("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [")
         for l in commits)
     # epilogue: lane quarter warp % 4 (bits 21+), 8 loads of 32 columns, bf16 pairs
-    assert "shl.b32 %r55, %r52, 21;" in body(text) and "and.b32 %r52, %r2, 3;" in body(text)
+    assert "shl.b32 %r54, %r51, 21;" in body(text) and "and.b32 %r51, %r2, 3;" in body(text)
     ld = lines(text, "tcgen05.ld.sync.aligned.32x32b.x32.b32")
-    assert len(ld) == 8 and ld[1].endswith("[%r64+32];")
+    assert len(ld) == 8 and ld[1].endswith("[%r63+32];")
     assert len(lines(text, "tcgen05.wait::ld.sync.aligned")) == 8
     assert len(lines(text, "cvt.rn.bf16x2.f32")) == 128
     assert len(lines(text, "st.global.v4.b32")) == 32

@@ -46,7 +46,7 @@ def test_structure():
     assert "setp.lt.u32 %p0, %r0, 8;" in body(text)
     assert len(lines(text, "ld.global.u32")) == 2 and lines(text, "ld.global.u32")[1].endswith(
         "+-4];")
-    assert "mul.lo.u32 %r11, %r10, 3;" in body(text)       # ceil(rows / 128) x 3 column tiles
+    assert "mul.lo.u32 %r10, %r9, 3;" in body(text)        # ceil(rows / 128) x 3 column tiles
     assert body(text).count("bar.sync 0;") == 4           # 2 schedule, start-up, finish
     # the MMA pipeline of the dense kernel
     assert len(lines(text, "tcgen05.mma.cta_group::1.kind::f16")) == 4

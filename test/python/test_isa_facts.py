@@ -23,7 +23,7 @@ PACKAGE = os.path.join(ROOT, "python", "pyptx")
 
 def test_the_generated_module_holds_only_what_the_python_layer_reads():
     tables = sorted(n for n in vars(isa_table()) if n.isupper() and n[0] != "_")
-    assert tables == ["SPECIAL_REGISTERS", "TARGETS", "TCGEN05_CP_SIZES",
+    assert tables == ["SHARED_PER_CTA", "SPECIAL_REGISTERS", "TARGETS", "TCGEN05_CP_SIZES",
                       "TCGEN05_LD_ST_REGISTERS", "TCGEN05_MMA_SHAPES", "WGMMA"]
     readers = {name: [] for name in tables}
     for path in _package_files():

@@ -2,7 +2,8 @@
 fc2d5f1, before the rewrite: the SHA-256 of every configuration of
 example_ptx_configs.CONFIGS (those their tests and benchmarks build)
 matches data/example_ptx_sha256.json, generated from the base commit (see
-example_ptx_configs.py for the command)."""
+example_ptx_configs.py for the command, and for the one update since: the
+removal of instructions known at trace time)."""
 import json
 
 import pytest

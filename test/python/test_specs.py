@@ -357,5 +357,6 @@ def test_tensor_spec_from_tile():
     s = TensorSpec.from_tile("A", t, {"M": 128})
     assert (s.name, s.shape, s.dtype, s.layout, s.tile, s.env) == \
         ("A", (128, 64), bf16, Layout.TMA_128B, t, {"M": 128})
-    assert TensorSpec.from_tile("A", t, {}).shape is None
+    unbound = TensorSpec.from_tile("A", t, {}).shape
+    assert not unbound and unbound.missing == ["M"]  # false; unpacking it raises
     assert TensorSpec("B", (4,), u32).tile is None

@@ -630,6 +630,16 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
       for (const Target &t : readTargets(records))
         j.attribute(t.name, t.minPTX);
     });
+    j.attributeObject("shared_per_cta", [&] {
+      // By target name: the SharedMemoryPerCTA record of the target's SM.
+      std::map<int64_t, int64_t> bytesOfSM;
+      for (const Record *r :
+           records.getAllDerivedDefinitionsIfDefined("SharedMemoryPerCTA"))
+        bytesOfSM[r->getValueAsInt("SM")] = r->getValueAsInt("Bytes");
+      for (const Target &t : readTargets(records))
+        if (auto it = bytesOfSM.find(t.sm); it != bytesOfSM.end())
+          j.attribute(t.name, it->second);
+    });
     j.attributeObject("special_registers", [&] {
       for (const SpecialRegister &s : readSpecialRegisters(records))
         j.attributeArray(s.name, [&] {
@@ -681,6 +691,8 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
         "# -gen-isa-python from include/pyptx/Dialect/PTX/ISA/ISA.td. Do not "
         "edit.\n#\n"
         "# TARGETS: `.target` name -> lowest PTX ISA version (x10).\n"
+        "# SHARED_PER_CTA: `.target` name -> the most shared memory (bytes) "
+        "one CTA\n#   may use on that GPU.\n"
         "# SPECIAL_REGISTERS: name -> [bits, components (\"xyzw\" or \"\")].\n"
         "# WGMMA: \"atype.btype\" -> {d: accumulator types, m, k, n: valid N,\n"
         "#   imm_scale, imm_trans: whether it takes imm-scale-a/b, "
@@ -693,6 +705,7 @@ bool emitPython(raw_ostream &os, const RecordKeeper &records) {
         "import json\n\n_DATA = json.loads(r'''"
      << data
      << "''')\nTARGETS = _DATA[\"targets\"]\n"
+        "SHARED_PER_CTA = _DATA[\"shared_per_cta\"]\n"
         "SPECIAL_REGISTERS = _DATA[\"special_registers\"]\n"
         "WGMMA = _DATA[\"wgmma\"]\n"
         "TCGEN05_LD_ST_REGISTERS = _DATA[\"tcgen05_ld_st_registers\"]\n"

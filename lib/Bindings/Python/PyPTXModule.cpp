@@ -66,11 +66,15 @@ builder::Operands operandsOf(ModuleBuilder &b, py::handle values,
 
 PYBIND11_MODULE(_native, m) {
   m.doc() = "pyptx's native builder over the pyptx MLIR dialect";
+  // Under pyptx.errors.PyptxError, the base of every pyptx error, and
+  // RuntimeError, its base before there was one.
+  py::object pyptxError = py::module_::import("pyptx.errors").attr("PyptxError");
+  py::tuple bases = py::make_tuple(pyptxError, py::handle(PyExc_RuntimeError));
   ptxErrorType = PyErr_NewExceptionWithDoc(
       "pyptx._native.PTXError",
       "Diagnostics of a failed verification, import or build step; "
       "`diagnostics` lists (severity, file, line, column, message).",
-      PyExc_RuntimeError, nullptr);
+      bases.ptr(), nullptr);
   m.attr("PTXError") = py::handle(ptxErrorType);
 
   py::class_<PyModule> module(m, "Module");

@@ -23,6 +23,7 @@ import os
 import re
 
 from pyptx.aot import templates
+from pyptx.errors import PyptxError
 from pyptx.runtime import _TMA_DTYPES, launch_kind, raw_env
 
 # Launch kinds -> C parameter types.
@@ -46,7 +47,7 @@ _C_KEYWORDS = frozenset(
     "retained_device last_error fail open_driver context".split())
 
 
-class ExportError(ValueError):
+class ExportError(PyptxError, ValueError):
     """A kernel that cannot be exported as it stands (says which parameter
     or setting, and why)."""
 

@@ -2,6 +2,8 @@
 original pyptx's ``ptx.*`` names (see pyptx.ptx):
 
 - ``warp``       warp-level ``mma.sync``, ``ldmatrix``, ``stmatrix``, ``elect.sync``
+- ``warp_reduce`` ``shfl.sync`` and the warp reductions (``ptx.warp.reduce_*``,
+  ``argmax``/``argmin``)
 - ``warpgroup``  ``wgmma.*`` and ``setmaxnreg``
 - ``descriptors`` the wgmma shared-memory descriptor as plain data
 - ``wgmma_layout`` wgmma's canonical tile layouts and accumulator fragments

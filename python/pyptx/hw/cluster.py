@@ -109,7 +109,7 @@ def arrive_multicast(bar_addr, mask, count=1, *, pred=None):
         emit("bra", done, pred=pred.reg if isinstance(pred, _reg.NegPred) else ~pred)
     left = _reg.scalar(T.u32)
     emit("cvt.u32.u16" if mask.dtype.bits == 16 else "mov.b32", left, mask)
-    ctx.label(head, loc=loc)
+    ctx.label(head, loc=loc, structured=True)
     empty = _reg.scalar(T.pred)
     emit("setp.eq.u32", empty, left, 0)
     emit("bra", done, pred=empty)
@@ -122,7 +122,7 @@ def arrive_multicast(bar_addr, mask, count=1, *, pred=None):
     emit("shl.b32", bit, 1, cta)
     emit("xor.b32", left, left, bit)
     emit("bra.uni", head)
-    ctx.label(done, loc=loc)
+    ctx.label(done, loc=loc, structured=True)
 
 
 cluster = Namespace(

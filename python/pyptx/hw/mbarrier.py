@@ -341,11 +341,11 @@ def _spin(ctx, mbar, phase, pred, loc):
     address = as_address(mbar)  # any address arithmetic goes before the loop
     if pred is not None:
         emit("bra", done, pred=_negate(pred))
-    ctx.label(head, loc=loc)
+    ctx.label(head, loc=loc, structured=True)
     p = try_wait(address, phase)
     emit("bra", head, pred=~p)
     if pred is not None:
-        ctx.label(done, loc=loc)
+        ctx.label(done, loc=loc, structured=True)
 
 
 def _negate(p):

@@ -148,12 +148,35 @@ def _check_tile(desc, rank, smem, what, direction):
              f"or allocate the tile with the box's shape {box})")
     want, have = _swizzle_bytes(desc.swizzle), _swizzle_bytes(getattr(alloc, "swizzle", None))
     if want is not None and have is not None and want != have:
-        fail(f"{what}: the descriptor of {desc.tensor} swizzles {_swizzle_name(want)} but "
-             f"{alloc.name} is allocated with swizzle {_swizzle_name(have)}: the tile would "
-             f"be read permuted (allocate it with swizzle="
-             f"{_swizzle_name(want)!r}, or use a descriptor whose swizzle is "
-             f"{_swizzle_name(have)})")
+        fail(_swizzle_mismatch(what, desc, alloc, _swizzle_name(want), _swizzle_name(have)))
     return nbytes
+
+
+# A swizzle -> the Tile layout whose descriptor writes it.
+_LAYOUT_OF_SWIZZLE = {"128B": "Layout.TMA_128B", "64B": "Layout.TMA_64B",
+                      "32B": "Layout.TMA_32B", "none": "Layout.ROW"}
+
+
+def _swizzle_mismatch(what, desc, alloc, want: str, have: str) -> str:
+    """The message for a TMA descriptor whose swizzle is not the shared
+    tile's. The fix is the descriptor's: the tile's swizzle is what its
+    readers (a wgmma descriptor, apply_swizzle) expect, and for a wgmma
+    tile it is fixed by the tile's row width."""
+    tensor = desc.tensor
+    fix = (f"Tile(..., layout={_LAYOUT_OF_SWIZZLE[have]}) for {tensor}"
+           + (" (Tile.wgmma_a/wgmma_b pick it)" if have == "128B" else "")
+           + f", or {tensor}.tma_desc(swizzle={have!r})")
+    layout = getattr(alloc, "gmma_layout", None)
+    if layout is not None:
+        return (f"{what}: the descriptor of {tensor} swizzles {want} but {alloc.name} is "
+                f"a wgmma tile laid out with the {have} swizzle (what wgmma reads for its "
+                f"{layout.line_bytes}-byte rows): the tile would be read permuted. Fix the "
+                f"descriptor, not the tile: {fix}; allocating the tile with swizzle="
+                f"{want!r} would break the wgmma")
+    return (f"{what}: the descriptor of {tensor} swizzles {want} but {alloc.name} is "
+            f"allocated with swizzle {have}: the tile would be read permuted. Give the "
+            f"descriptor the tile's swizzle ({fix}) -- what the tile's readers expect -- "
+            f"or, if nothing reads it swizzled, allocate it with swizzle={want!r}")
 
 
 def _check_cta_group(cta_group, what):

@@ -27,6 +27,7 @@ from pyptx import _isa_facts as _isa
 from pyptx import reg as _reg
 from pyptx import types as T
 from pyptx.hw import wgmma_layout as _layout
+from pyptx.hw.wgmma_store import store_fragment
 from pyptx._inst import Namespace, as_address, emit, fail
 from pyptx._operands import operand
 from pyptx.hw.descriptors import (SWIZZLE_128B, SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_NAMES,
@@ -571,10 +572,12 @@ def setmaxnreg_dec(reg_count, *, pred=None):
 
 wgmma = Namespace(
     "wgmma",
-    "ptx.wgmma: mma_async, fence, commit_group, wait_group and the shared-memory "
-    "descriptor builders (make_descriptor, auto_descriptor, masked_descriptor); any "
-    "other attribute spells a raw wgmma opcode.",
+    "ptx.wgmma: mma_async, fence, commit_group, wait_group, the shared-memory "
+    "descriptor builders (make_descriptor, auto_descriptor, masked_descriptor) and "
+    "store_fragment (pyptx.hw.wgmma_store); any other attribute spells a raw wgmma "
+    "opcode.",
     mma_async=mma_async, fence=fence, commit_group=commit_group, wait_group=wait_group,
+    store_fragment=store_fragment,
     make_descriptor=make_descriptor, auto_descriptor=auto_descriptor,
     masked_descriptor=masked_descriptor,
     SWIZZLE_NONE=SWIZZLE_NONE, SWIZZLE_128B=SWIZZLE_128B, SWIZZLE_64B=SWIZZLE_64B,

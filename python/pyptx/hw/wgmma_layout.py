@@ -247,6 +247,32 @@ def accumulator_registers(m: int, n: int, dtype: Any) -> tuple[str, int]:
     return fragment, m * n // (128 * per_register)
 
 
+def accumulator_row_col(index: int, thread: int) -> tuple[int, int]:
+    """(row, column) in the warpgroup's 64 x N accumulator tile of value
+    `index` of thread `thread` (0..127, the thread's index in its
+    warpgroup), for a dense ``wgmma.mma_async.m64nNk*`` (PTX ISA,
+    "Matrix Fragments for wgmma .m64nNk*: Accumulator D")::
+
+        warp = thread // 32, lane = thread % 32
+        row  = 16 * warp + lane // 4 + 8 * ((index // 2) % 2)
+        col  = 8 * (index // 4) + 2 * (lane % 4) + index % 2
+
+    Each warp owns 16 rows; each quad of lanes (lane // 4) owns a row pair
+    (r, r + 8); each 8-column group j holds values 4j..4j+3 of every
+    thread: (r, c), (r, c+1), (r+8, c), (r+8, c+1) with c = 8j + 2*(lane%4).
+    For an f32 or s32 accumulator value `index` is register `index` of
+    ``reg.wgmma_frag``; for f16, register k holds values 2k (low half) and
+    2k+1 (high half). N/2 values per thread."""
+    if not 0 <= thread < 128:
+        raise ValueError(f"thread {thread} is not an index in a warpgroup (0..127)")
+    if index < 0:
+        raise ValueError(f"value index {index} is negative")
+    warp, lane = divmod(thread, 32)
+    row = 16 * warp + lane // 4 + 8 * ((index // 2) % 2)
+    col = 8 * (index // 4) + 2 * (lane % 4) + index % 2
+    return row, col
+
+
 __all__ = ["LayoutType", "Major", "GmmaLayout", "pick_gmma_layout", "layout_for_a",
            "layout_for_b", "as_major", "dtype_bytes", "tile_layout",
-           "accumulator_registers"]
+           "accumulator_registers", "accumulator_row_col"]

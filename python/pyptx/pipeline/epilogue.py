@@ -55,7 +55,9 @@ def store_direct(acc, out_dtype, pc, row0, col0, ldc, n, row_limit=None, frag=No
     row, col = frag
     grow = row0 + row
     esize = 4 if out_dtype == f32 else 2
-    offset = reg.from_(grow * ldc + (col0 + col), u32)
+    row_start = grow * ldc
+    known_zero = isinstance(col0, int) and col0 == 0   # no add of a known 0
+    offset = reg.from_(row_start + (col if known_zero else col0 + col), u32)
     ptr = pc + reg.from_(offset, u64) * esize    # 64-bit: C may pass 4 GiB
     guards = fragment_guards(frag, row0, col0, n, row_limit, col_limit, grow)
     packed = reg.scalar(b32) if out_dtype != f32 else None

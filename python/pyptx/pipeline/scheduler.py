@@ -204,7 +204,8 @@ class ExpertScheduler:
 
     def _count(self, rows):
         shift = self.bm.bit_length() - 1          # bm is a power of two
-        return ((rows + (self.bm - 1)) >> shift) * self.n_tiles
+        tiles = (rows + (self.bm - 1)) >> shift
+        return tiles if self.n_tiles == 1 else tiles * self.n_tiles  # no mul by 1
 
     def __call__(self, body, *, ctas: int):
         """body(ExpertTile) for tiles ctaid.x, ctaid.x + ctas, ...; the expert
@@ -219,7 +220,8 @@ class ExpertScheduler:
                 expert += 1
             local = t - self.s_first[expert, ]
             m_tile = local // self.n_tiles
-            n0 = (local - m_tile * self.n_tiles) * self.bn
+            first = m_tile if self.n_tiles == 1 else m_tile * self.n_tiles  # no mul by 1
+            n0 = (local - first) * self.bn
             row = self.s_start[expert, ] + m_tile * self.bm
             body(ExpertTile(self, expert, row, n0))
 

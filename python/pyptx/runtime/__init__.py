@@ -14,6 +14,8 @@ import logging
 from pyptx._log import logger
 from pyptx.toolchain import pin_ptxas_for_runtime
 
+from pyptx.errors import PyptxError
+
 # Raw parameter types -> the native plan's parameter kinds.
 _PARAM_KINDS = {
     "u8": "u8", "b8": "u8", "u16": "u16", "b16": "u16", "u32": "u32", "b32": "u32",
@@ -26,7 +28,7 @@ _TMA_DTYPES = {"b8": "u8", "s8": "u8", "e4m3": "u8", "e5m2": "u8", "b16": "u16",
                "s16": "u16", "b32": "u32", "b64": "u64"}
 
 
-class ArgumentError(TypeError):
+class ArgumentError(PyptxError, TypeError):
     """A kernel argument that does not match the kernel's specs: names the
     parameter, what was expected and what was given."""
 

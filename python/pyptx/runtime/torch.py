@@ -23,6 +23,7 @@ import weakref
 import torch
 
 from pyptx import types as T
+from pyptx.errors import PyptxError
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays, log_compile,
                            fill_raw, launch_kind, output_shapes, raw_env,
                            runtime, split_raw)
@@ -46,7 +47,7 @@ _LIBRARY = torch.library.Library("pyptx", "FRAGMENT")
 SYNC_LAUNCHES = os.environ.get("PYPTX_SYNC_LAUNCHES", "") not in ("", "0")
 
 
-class KernelFault(RuntimeError):
+class KernelFault(PyptxError, RuntimeError):
     """A kernel failed on the GPU (PYPTX_SYNC_LAUNCHES=1 names it)."""
 
 

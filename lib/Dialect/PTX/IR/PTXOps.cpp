@@ -1015,6 +1015,17 @@ void pyptx::collectUndeclaredSymbols(ModuleOp module,
 }
 
 LogicalResult ModuleOp::verifyRegions() {
+  return verifyInstructionsAndSymbols();
+}
+
+LogicalResult ModuleOp::verifyInstructionsAndSymbols() {
+  bool ok = true;
+  getOperation()->walk(
+      [&](InstOp inst) { ok &= succeeded(inst.verifyInstruction()); });
+  return success(succeeded(verifySymbols()) && ok);
+}
+
+LogicalResult ModuleOp::verifySymbols() {
   return SymbolVerifier(*this, nullptr).run();
 }
 
@@ -2226,6 +2237,10 @@ LogicalResult InstOp::verify() {
       return emitOpError("uses register '")
              << getRegisterName(value)
              << "' outside the scope that declares it";
+  return success();
+}
+
+LogicalResult InstOp::verifyInstruction() {
   if (failed(OperandFormChecker(*this).check()) ||
       failed(verifyAgainstISA(*this)))
     return failure();

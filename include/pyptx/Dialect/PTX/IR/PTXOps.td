@@ -54,6 +54,11 @@ def PTX_ModuleOp : PTX_Op<"module", [
     ::mlir::Block *getBodyBlock() { return &getBody().front(); }
     /// The first target, e.g. "sm_90a".
     ::llvm::StringRef getArch();
+    /// Every instruction's InstOp::verifyInstruction, reporting each one
+    /// that fails (not only the first), then the symbol checks.
+    ::llvm::LogicalResult verifyInstructionsAndSymbols();
+    /// The symbol checks of verifyRegions alone.
+    ::llvm::LogicalResult verifySymbols();
   }];
 }
 
@@ -211,6 +216,12 @@ def PTX_InstOp : PTX_Op<"inst", [ParentOneOf<BodyParents>,
   let extraClassDeclaration = [{
     /// `mnemonic.mod1.mod2`.
     std::string getOpcode();
+    /// The operand forms and the ISA checks. verify() holds only what the
+    /// instruction's own structure needs; these run from the module's
+    /// region verifier, over every instruction, so that one bad
+    /// instruction does not hide the next (MLIR's verifier stops at the
+    /// first op that fails).
+    ::llvm::LogicalResult verifyInstruction();
   }];
 }
 

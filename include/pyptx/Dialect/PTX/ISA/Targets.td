@@ -48,4 +48,35 @@ def : Target<"sm_121", 121, 88>;
 def : Target<"sm_121a", 121, 88>;
 def : Target<"sm_121f", 121, 88>;
 
+// The most shared memory one CTA may use on an SM of compute capability
+// sm/10 (static plus dynamic, after the launch opts in): the CUDA C++
+// Programming Guide's "maximum amount of shared memory per thread block".
+// Not a PTX rule -- ptxas accepts more; the launch fails -- but a hardware
+// fact pyptx checks while tracing (pyptx._isa_facts.max_shared_per_cta).
+class SharedMemoryPerCTA<int sm, int bytes> {
+  int SM = sm;
+  int Bytes = bytes;
+}
+
+def : SharedMemoryPerCTA<50, 49152>;   // 48 KiB
+def : SharedMemoryPerCTA<52, 49152>;
+def : SharedMemoryPerCTA<53, 49152>;
+def : SharedMemoryPerCTA<60, 49152>;
+def : SharedMemoryPerCTA<61, 49152>;
+def : SharedMemoryPerCTA<62, 49152>;
+def : SharedMemoryPerCTA<70, 98304>;   // 96 KiB
+def : SharedMemoryPerCTA<72, 98304>;
+def : SharedMemoryPerCTA<75, 65536>;   // 64 KiB
+def : SharedMemoryPerCTA<80, 166912>;  // 163 KiB
+def : SharedMemoryPerCTA<86, 101376>;  // 99 KiB
+def : SharedMemoryPerCTA<87, 166912>;
+def : SharedMemoryPerCTA<89, 101376>;
+def : SharedMemoryPerCTA<90, 232448>;  // 227 KiB
+def : SharedMemoryPerCTA<100, 232448>;
+def : SharedMemoryPerCTA<101, 232448>;
+def : SharedMemoryPerCTA<103, 232448>;
+def : SharedMemoryPerCTA<110, 232448>;
+def : SharedMemoryPerCTA<120, 101376>;
+def : SharedMemoryPerCTA<121, 101376>;
+
 #endif // PYPTX_DIALECT_PTX_ISA_TARGETS_TD

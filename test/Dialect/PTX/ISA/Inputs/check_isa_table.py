@@ -9,6 +9,8 @@ spec.loader.exec_module(table)
 
 print("tables:", " ".join(sorted(n for n in vars(table) if n.isupper())))
 print("sm_90a needs PTX %d.%d" % divmod(table.TARGETS["sm_90a"], 10))
+print("shared memory per CTA:", ", ".join(f"{t} {table.SHARED_PER_CTA[t]}"
+                                          for t in ("sm_80", "sm_90a", "sm_100a", "sm_120")))
 print("%%tid: %d bits, components %s" % tuple(table.SPECIAL_REGISTERS["%tid"]))
 print("%%is_explicit_cluster: %d bit" % table.SPECIAL_REGISTERS["%is_explicit_cluster"][0])
 for types in ("bf16.bf16", "s8.u8", "e4m3.e5m2"):
