@@ -89,42 +89,45 @@ std::string opcodeOf(Operation *op) { return cast<InstOp>(op).getOpcode(); }
 
 /// The events of MemoryEffects.td the checks test, and a few facts of the
 /// mnemonic, as bits: tested per instruction, they must not compare strings.
-enum Event : uint32_t {
-  kProxyFence = 1u << 0,
-  kMbarrierInitFence = 1u << 1,
-  kMbarrierInit = 1u << 2,
-  kTensormapCopy = 1u << 3,
-  kWgmmaFence = 1u << 4,
-  kWgmmaCommit = 1u << 5,
-  kWgmmaWait = 1u << 6,
-  kWgmmaMma = 1u << 7,
-  kCpAsync = 1u << 8,
-  kCpAsyncWait = 1u << 9,
-  kCpAsyncWaitAll = 1u << 10,
-  kBulkStore = 1u << 11,
-  kBulkCommit = 1u << 12,
-  kBulkWait = 1u << 13,
-  kTcgen05Ld = 1u << 14,
-  kTcgen05St = 1u << 15,
-  kTcgen05WaitLd = 1u << 16,
-  kTcgen05WaitSt = 1u << 17,
-  kTcgen05Alloc = 1u << 18,
-  kTcgen05Dealloc = 1u << 19,
-  kTcgen05Relinquish = 1u << 20,
-  kCtaBarrier = 1u << 21,
-  kWarpCollective = 1u << 22,
-  kExit = 1u << 23,
+enum Event : uint64_t {
+  kProxyFence = 1ull << 0,
+  kMbarrierInitFence = 1ull << 1,
+  kMbarrierInit = 1ull << 2,
+  kTensormapCopy = 1ull << 3,
+  kWgmmaFence = 1ull << 4,
+  kWgmmaCommit = 1ull << 5,
+  kWgmmaWait = 1ull << 6,
+  kWgmmaMma = 1ull << 7,
+  kCpAsync = 1ull << 8,
+  kCpAsyncWait = 1ull << 9,
+  kCpAsyncWaitAll = 1ull << 10,
+  kBulkStore = 1ull << 11,
+  kBulkCommit = 1ull << 12,
+  kBulkWait = 1ull << 13,
+  kTcgen05Ld = 1ull << 14,
+  kTcgen05St = 1ull << 15,
+  kTcgen05WaitLd = 1ull << 16,
+  kTcgen05WaitSt = 1ull << 17,
+  kTcgen05Alloc = 1ull << 18,
+  kTcgen05Dealloc = 1ull << 19,
+  kTcgen05Relinquish = 1ull << 20,
+  kCtaBarrier = 1ull << 21,
+  kWarpCollective = 1ull << 22,
+  kExit = 1ull << 23,
   // Facts of the opcode, not events of the table.
-  kAsyncAccess = 1u << 24, // some memory access through the async proxy
-  kBranch = 1u << 25,      // bra
-  kEndsBlock = 1u << 26,   // bra, brx, ret, exit, trap
-  kTcgen05 = 1u << 27,     // any tcgen05.*
-  kWgmma = 1u << 28,       // any wgmma.*
-  kLedger = 1u << 29,      // mbarrier.* or cp.*: the byte ledger's
-  kMbarrierArrive = 1u << 30, // mbarrier.arrive* (not expect_tx alone)
+  kAsyncAccess = 1ull << 24, // some memory access through the async proxy
+  kBranch = 1ull << 25,      // bra
+  kEndsBlock = 1ull << 26,   // bra, brx, ret, exit, trap
+  kTcgen05 = 1ull << 27,     // any tcgen05.*
+  kWgmma = 1ull << 28,       // any wgmma.*
+  kLedger = 1ull << 29,      // mbarrier.* or cp.*: the byte ledger's
+  kMbarrierArrive = 1ull << 30, // mbarrier.arrive* (not expect_tx alone)
+  kCpAsyncMbarrierArrive = 1ull << 31,
+  kMbarrierWait = 1ull << 32,
+  kShfl = 1ull << 33, // shfl.*
 };
 
-constexpr std::pair<StringLiteral, uint32_t> kEventNames[] = {
+constexpr std::pair<StringLiteral, uint64_t> kEventNames[] = {
     {"proxy-fence", kProxyFence},
     {"mbarrier-init-fence", kMbarrierInitFence},
     {"mbarrier-init", kMbarrierInit},
@@ -149,14 +152,16 @@ constexpr std::pair<StringLiteral, uint32_t> kEventNames[] = {
     {"cta-barrier", kCtaBarrier},
     {"warp-collective", kWarpCollective},
     {"exit", kExit},
+    {"cp-async-mbarrier-arrive", kCpAsyncMbarrierArrive},
+    {"mbarrier-wait", kMbarrierWait},
 };
 
 /// What the checks need of one opcode (mnemonic, modifiers and operand
 /// count), computed once per distinct opcode.
 struct OpcodeInfo : InstEffects {
-  uint32_t bits = 0;
+  uint64_t bits = 0;
   StringRef mnemonic;
-  bool is(uint32_t any) const { return bits & any; }
+  bool is(uint64_t any) const { return bits & any; }
 };
 
 /// Where the registers and symbols of a PTX operand list are, computed once
@@ -239,6 +244,8 @@ private:
       info.bits |= kTcgen05;
     if (m == "wgmma")
       info.bits |= kWgmma;
+    if (m == "shfl")
+      info.bits |= kShfl;
     if (m == "mbarrier" || m == "cp")
       info.bits |= kLedger;
     ArrayAttr mods = op.getModifiers();
@@ -270,7 +277,7 @@ struct Inst {
   ArrayRef<RegUse> uses;            // the operands' registers, in order
   bool predicated = false;
   int guard = -1; // the guard's register id
-  bool is(uint32_t any) const { return effects->is(any); }
+  bool is(uint64_t any) const { return effects->is(any); }
 };
 
 struct Block {
@@ -335,7 +342,7 @@ public:
   std::vector<Block> blocks;
   std::vector<Value> regs;
   std::vector<bool> declared; // by a .reg (not a parameter or special reg)
-  uint32_t events = 0; // the union of the instructions' bits
+  uint64_t events = 0; // the union of the instructions' bits
 
   unsigned idOf(Value v) {
     auto result = dyn_cast<OpResult>(v);
@@ -748,7 +755,10 @@ private:
         s.bits[inst.writes[0]] = undefined;
         return;
       }
-      if (doReport && m != "st")
+      // shfl's source is read by the lane that names this one: a broadcast
+      // from an elected lane (`@leader atom ...; shfl.sync.idx`) leaves the
+      // other lanes' copies unwritten by design.
+      if (doReport && m != "st" && !inst.is(kShfl))
         for (unsigned id : inst.reads)
           if (s.bits.test(id) && done.insert(id).second)
             report("uninitialized", inst.op, nullptr,
@@ -990,10 +1000,12 @@ private:
   // Pending cp.async destinations, and whether some cp.async wait ran on
   // every path here (then which groups a read means to see is a pipeline's
   // choice that cannot be told statically: no finding).
-  struct CpAsyncState : Facts<StringAttr> {
+  // Key: (destination base, whether an mbarrier tracks its completion: a
+  // cp.async.mbarrier.arrive ran since it was issued).
+  struct CpAsyncState : Facts<std::pair<StringAttr, unsigned>> {
     bool waited = true; // the join's identity; the entry state sets false
     bool join(const CpAsyncState &other) {
-      bool changed = Facts<StringAttr>::join(other);
+      bool changed = Facts::join(other);
       if (waited && !other.waited) {
         waited = false;
         changed = true;
@@ -1016,10 +1028,23 @@ private:
         s.waited = true;
         return;
       }
+      if (e.is(kCpAsyncMbarrierArrive)) {
+        // The barrier now tracks every earlier cp.async of this thread
+        // (cuda::memcpy_async with a barrier).
+        decltype(s.map) tracked;
+        for (auto &[key, copy] : s.map)
+          tracked.insert({{key.first, 1u}, copy});
+        s.map = std::move(tracked);
+        return;
+      }
+      if (e.is(kMbarrierWait)) {
+        s.map.remove_if([](auto &entry) { return entry.first.second; });
+        return;
+      }
       if (e.is(kCpAsync)) {
         for (const MemoryAccess &a : e.accesses)
           if (a.writes)
-            s.map.insert({baseOf(inst, a.operand), inst.op});
+            s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
         return;
       }
       if (!doReport || s.waited)
@@ -1029,7 +1054,7 @@ private:
           continue;
         StringAttr where = baseOf(inst, a.operand);
         for (auto &[key, copy] : s.map)
-          if (mayAlias(key, where)) {
+          if (mayAlias(key.first, where)) {
             report("async-copy-pending", inst.op, copy,
                    "'" + opcodeOf(inst.op) +
                        "' reads shared memory that the cp.async at " +
@@ -1048,7 +1073,7 @@ private:
   //===------------------------------------------------------------------===//
 
   /// Whether an instruction with `event` is reachable from `from`.
-  bool reaches(unsigned from, uint32_t event) {
+  bool reaches(unsigned from, uint64_t event) {
     unsigned b = fn.blockOf(from);
     for (unsigned i = from + 1; i < fn.blocks[b].end; ++i)
       if (fn.insts[i].is(event))
@@ -1073,7 +1098,7 @@ private:
   /// skips the end only through correlated branches is not reported.
   template <typename Message>
   void atExit(const Inst &inst, Operation *start, StringRef kind,
-              uint32_t ender, Message &&message) {
+              uint64_t ender, Message &&message) {
     if (!reaches(fn.indexOf(start), ender))
       report(kind, inst.op, start, message());
   }
@@ -1193,7 +1218,7 @@ private:
 
   void checkTcgen05() {
     using State = Facts<unsigned>; // register ids, kStore and kAlloc
-    constexpr unsigned kStore = 1u << 30, kAlloc = kStore + 1;
+    constexpr unsigned kStore = 1ull << 30, kAlloc = kStore + 1;
     if (!(fn.events & kTcgen05))
       return;
     unsigned last = fn.insts.size() - 1;

@@ -85,4 +85,24 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst cp.async.bulk.wait_group.read (0)
     pyptx.inst ret
   }
+
+  // cuda::memcpy_async with a barrier: cp.async.mbarrier.arrive makes the
+  // mbarrier track the copy; a read before the wait warns, one after it
+  // does not.
+  pyptx.func visible entry @mbarrier_tracked(param u64 @in) {
+    %rd0, %rd1 = pyptx.reg b64 "%rd"<2>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.mbarrier.arrive.shared.b64 ([@buf+512])
+    pyptx.inst mbarrier.arrive.shared.b64 (%rd1, [@buf+512]) : b64
+    // expected-warning @+1 {{async-copy-pending: 'ld.shared.u32' reads shared memory that the cp.async}}
+    pyptx.inst ld.shared.u32 (%r0, [@buf]) : b32
+    pyptx.label @"$L_wait"
+    pyptx.inst mbarrier.test_wait.shared.b64 (%p0, [@buf+512], %rd1) : pred, b64
+    pyptx.inst if not %p0 bra (@"$L_wait")
+    pyptx.inst ld.shared.u32 (%r1, [@buf+4]) : b32
+    pyptx.inst ret
+  }
 }
