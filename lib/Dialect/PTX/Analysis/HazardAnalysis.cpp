@@ -125,6 +125,8 @@ enum Event : uint64_t {
   kCpAsyncMbarrierArrive = 1ull << 31,
   kMbarrierWait = 1ull << 32,
   kShfl = 1ull << 33, // shfl.*
+  kExpectTx = 1ull << 34, // has the expect_tx modifier
+  kCpAsyncCommit = 1ull << 35,
 };
 
 constexpr std::pair<StringLiteral, uint64_t> kEventNames[] = {
@@ -153,6 +155,7 @@ constexpr std::pair<StringLiteral, uint64_t> kEventNames[] = {
     {"warp-collective", kWarpCollective},
     {"exit", kExit},
     {"cp-async-mbarrier-arrive", kCpAsyncMbarrierArrive},
+    {"cp-async-commit", kCpAsyncCommit},
     {"mbarrier-wait", kMbarrierWait},
 };
 
@@ -252,6 +255,9 @@ private:
     if (m == "mbarrier" && !mods.empty() &&
         cast<StringAttr>(mods[0]).getValue() == "arrive")
       info.bits |= kMbarrierArrive;
+    if (llvm::any_of(mods.getAsValueRange<StringAttr>(),
+                     [](StringRef mod) { return mod == "expect_tx"; }))
+      info.bits |= kExpectTx;
     return info;
   }
 
@@ -793,6 +799,10 @@ private:
     // and whether no wgmma.fence has run on some path yet.
     llvm::DenseMap<unsigned, Operation *> dirty;
     bool unfenced = true;
+    // The groups that may be in flight, by the same bits as a register's
+    // (whatever their registers), and the last wgmma.mma_async issued.
+    uint16_t groups = 0;
+    Operation *lastMma = nullptr;
     static bool joinMap(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &into,
                         const llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &from) {
       bool changed = false;
@@ -813,19 +823,30 @@ private:
         changed |= dirty.try_emplace(id, op).second;
       if (o.unfenced && !unfenced)
         unfenced = changed = true;
+      if ((groups | o.groups) != groups) {
+        groups |= o.groups;
+        changed = true;
+      }
+      if (!lastMma)
+        lastMma = o.lastMma;
       return changed;
     }
   };
 
+  static uint16_t shiftGroups(uint16_t mask) {
+    return uint16_t(mask << 1) | ((mask & 0xC000) ? 0x8000 : 0);
+  }
+  static uint16_t keptGroups(unsigned n) {
+    return n >= 15 ? 0xFFFF : uint16_t((2u << n) - 1);
+  }
+
   static void commitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m) {
-    for (auto &[id, entry] : m) {
-      uint16_t mask = entry.first;
-      entry.first = uint16_t(mask << 1) | ((mask & 0xC000) ? 0x8000 : 0);
-    }
+    for (auto &[id, entry] : m)
+      entry.first = shiftGroups(entry.first);
   }
   static void waitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m,
                          unsigned n) {
-    uint16_t keep = n >= 15 ? 0xFFFF : uint16_t((2u << n) - 1);
+    uint16_t keep = keptGroups(n);
     SmallVector<unsigned> gone;
     for (auto &[id, entry] : m)
       if (!(entry.first &= keep))
@@ -854,11 +875,28 @@ private:
       } else if (e.is(kWgmmaCommit)) {
         commitGroups(s.acc);
         commitGroups(s.aregs);
+        s.groups = shiftGroups(s.groups);
       } else if (e.is(kWgmmaWait)) {
         unsigned n = immediate(inst, 0).value_or(0);
         waitGroups(s.acc, n);
         waitGroups(s.aregs, n);
+        s.groups &= keptGroups(n);
+      } else if (e.is(kMbarrierArrive) && !e.is(kExpectTx)) {
+        // A consumer's release of a pipeline stage. Groups committed 15 or
+        // more groups ago are only in flight when a loop commits wgmma
+        // groups and never waits for them: the stage released may then be
+        // one an earlier iteration's wgmma still reads.
+        if (doReport && (s.groups & 0x8000) && s.lastMma)
+          report("wgmma-pending", inst.op, s.lastMma,
+                 "'" + opcodeOf(inst.op) + "' releases an mbarrier while "
+                 "wgmma.mma_async groups of earlier loop iterations (the "
+                 "wgmma at " + lineOf(s.lastMma) + ") may still read their "
+                 "shared-memory operands: the loop commits groups with no "
+                 "wgmma.wait_group; add wgmma.wait_group.sync.aligned N "
+                 "(the groups to keep in flight) before this line");
       } else if (e.is(kWgmmaMma)) {
+        s.groups |= 1;
+        s.lastMma = inst.op;
         SmallVector<unsigned, 4> d = fn.regsOf(inst, 0), a;
         ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
         if (operands.size() > 1 && isa<VectorAttr>(operands[1]))
@@ -1002,12 +1040,19 @@ private:
   // choice that cannot be told statically: no finding).
   // Key: (destination base, whether an mbarrier tracks its completion: a
   // cp.async.mbarrier.arrive ran since it was issued).
+  // The groups that may be in flight are counted as wgmma's are: bits
+  // saturated at 15 mean a loop commits groups and never waits for them.
   struct CpAsyncState : Facts<std::pair<StringAttr, unsigned>> {
     bool waited = true; // the join's identity; the entry state sets false
+    uint16_t groups = 0;
     bool join(const CpAsyncState &other) {
       bool changed = Facts::join(other);
       if (waited && !other.waited) {
         waited = false;
+        changed = true;
+      }
+      if ((groups | other.groups) != groups) {
+        groups |= other.groups;
         changed = true;
       }
       return changed;
@@ -1026,6 +1071,13 @@ private:
       if (e.is(kCpAsyncWait) || e.is(kCpAsyncWaitAll)) {
         s.map.clear();
         s.waited = true;
+        s.groups &= e.is(kCpAsyncWaitAll)
+                        ? 0
+                        : keptGroups(immediate(inst, 0).value_or(0));
+        return;
+      }
+      if (e.is(kCpAsyncCommit)) {
+        s.groups = shiftGroups(s.groups);
         return;
       }
       if (e.is(kCpAsyncMbarrierArrive)) {
@@ -1045,9 +1097,13 @@ private:
         for (const MemoryAccess &a : e.accesses)
           if (a.writes)
             s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
+        s.groups |= 1;
         return;
       }
-      if (!doReport || s.waited)
+      // After a wait, which groups a read means to see is the pipeline's
+      // choice; unless the loop never waits again.
+      bool unwaitedLoop = s.groups & 0x8000;
+      if (!doReport || (s.waited && !unwaitedLoop))
         return;
       for (const MemoryAccess &a : e.accesses) {
         if (!a.reads || !a.isShared())
@@ -1058,10 +1114,12 @@ private:
             report("async-copy-pending", inst.op, copy,
                    "'" + opcodeOf(inst.op) +
                        "' reads shared memory that the cp.async at " +
-                       lineOf(copy) +
-                       " may still be writing; add cp.async.commit_group "
-                       "and cp.async.wait_group (or cp.async.wait_all) "
-                       "before this line");
+                       lineOf(copy) + " may still be writing" +
+                       (unwaitedLoop ? " (the loop commits cp.async groups "
+                                       "and never waits for them)"
+                                     : "") +
+                       "; add cp.async.commit_group and cp.async.wait_group "
+                       "(or cp.async.wait_all) before this line");
             break;
           }
       }

@@ -105,4 +105,47 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst ld.shared.u32 (%r1, [@buf+4]) : b32
     pyptx.inst ret
   }
+
+  // A waited prologue, then a loop that commits copies and never waits
+  // again: the reads in the loop may see a copy still landing.
+  pyptx.func visible entry @loop_never_waits(param u64 @in) {
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst mov.u32 (%r0, 0) : b32
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (0)
+    pyptx.label @"$L_k"
+    pyptx.inst cp.async.ca.shared.global ([@buf+16], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    // expected-warning @+1 {{async-copy-pending: 'ld.shared.u32' reads shared memory that the cp.async at line}}
+    pyptx.inst ld.shared.u32 (%r1, [@buf]) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst setp.lt.u32 (%p0, %r0, 8) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_k")
+    pyptx.inst ret
+  }
+
+  // Clean: the loop waits for all but the newest group before reading.
+  pyptx.func visible entry @loop_waits(param u64 @in) {
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst mov.u32 (%r0, 0) : b32
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (0)
+    pyptx.label @"$L_k"
+    pyptx.inst cp.async.ca.shared.global ([@buf+16], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (1)
+    pyptx.inst ld.shared.u32 (%r1, [@buf]) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst setp.lt.u32 (%p0, %r0, 8) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_k")
+    pyptx.inst ret
+  }
 }
