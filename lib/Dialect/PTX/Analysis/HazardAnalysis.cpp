@@ -21,6 +21,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <set>
@@ -563,7 +564,7 @@ struct Facts {
 class Checker {
 public:
   Checker(FuncOp func, OpcodeCache &cache, std::vector<Hazard> &out)
-      : fn(func, cache), out(out), isEntry(func.isEntry()) {
+      : fn(func, cache), out(out), func(func), isEntry(func.isEntry()) {
     computeBases();
   }
 
@@ -576,6 +577,7 @@ public:
     checkTcgen05();
     checkDivergentBarriers();
     checkMbarrierAccounting();
+    checkArrivalCounts();
   }
 
 private:
@@ -583,6 +585,7 @@ private:
   std::vector<Hazard> &out;
   // Exit checks are for kernels: a device function may leave its caller
   // to wait or free.
+  FuncOp func;
   bool isEntry;
   std::set<std::tuple<std::string, Operation *, Operation *>> reported;
   // The shared-memory symbol each register's address is based on (null:
@@ -1349,9 +1352,8 @@ private:
   static constexpr int kNoWriter = -1, kManyWriters = -2;
   std::vector<int> onlyWriter;
 
-  std::optional<ConstAddress> constAddressOfReg(unsigned id, unsigned depth) {
-    if (depth > 8)
-      return std::nullopt;
+  /// The index of the only, unpredicated writer of a register, or < 0.
+  int writerOf(unsigned id) {
     if (onlyWriter.empty()) {
       onlyWriter.assign(fn.regs.size(), kNoWriter);
       for (auto [i, inst] : llvm::enumerate(fn.insts))
@@ -1360,9 +1362,15 @@ private:
                               ? int(i)
                               : kManyWriters;
     }
-    if (onlyWriter[id] < 0)
+    return onlyWriter[id];
+  }
+
+  std::optional<ConstAddress> constAddressOfReg(unsigned id, unsigned depth) {
+    if (depth > 8)
       return std::nullopt;
-    const Inst *writer = &fn.insts[onlyWriter[id]];
+    if (writerOf(id) < 0)
+      return std::nullopt;
+    const Inst *writer = &fn.insts[writerOf(id)];
     StringRef m = writer->effects->mnemonic;
     ArrayRef<Attribute> operands = writer->op.getPtxOperands().getValue();
     if ((m == "mov" || m == "cvta" || m == "cvt") && operands.size() == 2)
@@ -1507,6 +1515,234 @@ private:
   }
 
   //===------------------------------------------------------------------===//
+  // mbarrier-accounting: the arrival count of mbarrier.init against the
+  // threads that arrive.
+  //===------------------------------------------------------------------===//
+
+  /// The CTA's thread counts (x, y, z) from .reqntid or .maxntid; a kernel
+  /// is assumed to run with the block its .maxntid names.
+  std::optional<std::array<int64_t, 3>> ctaShape() {
+    for (Attribute attr : func.getDirectives()) {
+      auto directive = dyn_cast<DirectiveAttr>(attr);
+      if (!directive || (directive.getName() != "reqntid" &&
+                         directive.getName() != "maxntid"))
+        continue;
+      std::array<int64_t, 3> dims{1, 1, 1};
+      for (auto [i, value] : llvm::enumerate(directive.getValues()))
+        if (auto n = dyn_cast<IntegerAttr>(value); n && i < 3)
+          dims[i] = n.getInt();
+      return dims;
+    }
+    return std::nullopt;
+  }
+
+  /// Whether a register holds %tid.x (directly or through movs).
+  bool isTidX(unsigned id, unsigned depth = 0) {
+    if (auto sreg = fn.regs[id].getDefiningOp<SRegOp>())
+      return sreg.getName() == "%tid.x";
+    int w = writerOf(id);
+    if (w < 0 || depth > 4)
+      return false;
+    const Inst &writer = fn.insts[w];
+    return (writer.effects->mnemonic == "mov" ||
+            writer.effects->mnemonic == "cvt") &&
+           writer.reads.size() == 1 && isTidX(writer.reads[0], depth + 1);
+  }
+
+  // Which threads a predicate holds on: one thread of the CTA
+  // (%tid.x == K in a one-dimensional CTA), one lane of each warp
+  // (elect.sync), or not known.
+  enum class Selects { Unknown, OneThread, OnePerWarp };
+
+  /// What a predicate selects when true, and when false.
+  std::pair<Selects, Selects> predicateSelects(unsigned id, bool oneDimensional) {
+    int w = writerOf(id);
+    if (w < 0)
+      return {Selects::Unknown, Selects::Unknown};
+    const Inst &writer = fn.insts[w];
+    StringRef m = writer.effects->mnemonic;
+    if (m == "elect" && llvm::is_contained(writer.writes, id))
+      return {Selects::OnePerWarp, Selects::Unknown};
+    ArrayAttr mods = writer.op.getModifiers();
+    if (m != "setp" || mods.empty() || writer.writes.size() != 1 ||
+        writer.op.getPtxOperands().size() != 3 || !oneDimensional)
+      return {Selects::Unknown, Selects::Unknown};
+    bool tidAndConstant =
+        (writer.reads.size() == 1 && isTidX(writer.reads[0])) &&
+        (immediate(writer, 1) || immediate(writer, 2));
+    if (!tidAndConstant)
+      return {Selects::Unknown, Selects::Unknown};
+    StringRef cmp = cast<StringAttr>(mods[0]).getValue();
+    if (cmp == "eq")
+      return {Selects::OneThread, Selects::Unknown};
+    if (cmp == "ne")
+      return {Selects::Unknown, Selects::OneThread};
+    return {Selects::Unknown, Selects::Unknown};
+  }
+
+  /// How many threads execute instruction `i` each time the CTA (of
+  /// `threads` threads) passes it, where that is known: all of them (no
+  /// thread-dependent condition), one (%tid.x == K) or one per warp
+  /// (elect.sync), under a single condition.
+  std::optional<int64_t> executingThreads(unsigned i, int64_t threads,
+                                          bool oneDimensional) {
+    const Inst &inst = fn.insts[i];
+    const auto &deps = dependences[fn.blockOf(i)];
+    unsigned predicate;
+    bool whenTrue;
+    if (inst.predicated) {
+      if (!deps.empty())
+        return std::nullopt;
+      if (guardVariance[i] == 0)
+        return threads; // a uniform guard: all threads or none
+      predicate = inst.guard;
+      whenTrue = !inst.op.getGuardNegated();
+    } else if (deps.empty()) {
+      return threads;
+    } else if (deps.size() == 1 && deps[0].sides != 3) {
+      const Inst &branch = fn.insts[fn.blocks[deps[0].branch].end - 1];
+      // The target's side runs when the branch is taken.
+      bool targetSide = deps[0].sides == 1;
+      predicate = branch.guard;
+      whenTrue = targetSide != bool(branch.op.getGuardNegated());
+    } else {
+      return std::nullopt;
+    }
+    auto [onTrue, onFalse] = predicateSelects(predicate, oneDimensional);
+    switch (whenTrue ? onTrue : onFalse) {
+    case Selects::OneThread:
+      return 1;
+    case Selects::OnePerWarp:
+      return (threads + 31) / 32;
+    case Selects::Unknown:
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// Whether block `b` is in a cycle of the control-flow graph.
+  bool inLoop(unsigned b) {
+    llvm::BitVector seen(fn.blocks.size());
+    SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
+    while (!work.empty()) {
+      unsigned next = work.pop_back_val();
+      if (next == b)
+        return true;
+      if (seen.test(next))
+        continue;
+      seen.set(next);
+      work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+    }
+    return false;
+  }
+
+  /// The index of an instruction's first address operand, or -1.
+  static int addressOperand(const Inst &inst) {
+    for (auto [i, operand] : llvm::enumerate(inst.op.getPtxOperands()))
+      if (isa<AddrAttr>(operand))
+        return i;
+    return -1;
+  }
+
+  void checkArrivalCounts() {
+    if (!(fn.events & kMbarrierInit) || !(fn.events & kMbarrierArrive))
+      return;
+    std::optional<std::array<int64_t, 3>> shape = ctaShape();
+    if (!shape || !computeDependences())
+      return;
+    // Threads that leave early (a ret or exit before the end) would not
+    // arrive: such kernels are not counted.
+    for (unsigned i = 0; i + 1 < fn.insts.size(); ++i)
+      if (fn.insts[i].is(kExit))
+        return;
+    int64_t threads = (*shape)[0] * (*shape)[1] * (*shape)[2];
+    bool oneDimensional = (*shape)[1] == 1 && (*shape)[2] == 1;
+    struct Barrier {
+      Operation *init = nullptr;
+      unsigned inits = 0;
+      std::optional<uint64_t> count;
+      SmallVector<unsigned, 1> arrivals; // every instruction that may arrive
+      bool waited = false;
+    };
+    llvm::MapVector<ConstAddress, Barrier> barriers;
+    llvm::DenseSet<StringAttr> unknownBases;
+    for (auto [i, inst] : llvm::enumerate(fn.insts)) {
+      ArrayAttr mods = inst.op.getModifiers();
+      StringRef first = mods.empty() ? "" : cast<StringAttr>(mods[0]).getValue();
+      StringRef m = inst.effects->mnemonic;
+      bool arrives = (m == "mbarrier" && first.starts_with("arrive")) ||
+                     inst.is(kCpAsyncMbarrierArrive) ||
+                     (m == "tcgen05" && first == "commit");
+      if (!arrives && !inst.is(kMbarrierInit) && !inst.is(kMbarrierWait))
+        continue;
+      int addr = addressOperand(inst);
+      std::optional<ConstAddress> at;
+      if (addr >= 0)
+        at = constAddress(inst, inst.op.getPtxOperands()[addr]);
+      if (!at) {
+        // Some barrier of this symbol (of any, when none is known) is
+        // reached in a way not known statically: its accounts are not.
+        StringAttr where = baseOf(inst, addr);
+        if (!where)
+          return;
+        unknownBases.insert(where);
+        continue;
+      }
+      Barrier &barrier = barriers[*at];
+      if (inst.is(kMbarrierInit)) {
+        ++barrier.inits;
+        barrier.init = inst.op;
+        barrier.count = immediate(inst, addr + 1);
+      } else if (inst.is(kMbarrierWait)) {
+        barrier.waited = true;
+      } else {
+        barrier.arrivals.push_back(i);
+      }
+    }
+    for (auto &[at, barrier] : barriers) {
+      if (barrier.inits != 1 || !barrier.count || !barrier.waited ||
+          barrier.arrivals.size() != 1 || unknownBases.contains(at.first))
+        continue;
+      unsigned i = barrier.arrivals[0];
+      const Inst &arrive = fn.insts[i];
+      // Only plain arrivals of this CTA's threads: a cluster-scoped one
+      // may come from other CTAs as well.
+      if (!arrive.is(kMbarrierArrive) ||
+          llvm::any_of(arrive.op.getModifiers().getAsValueRange<StringAttr>(),
+                       [](StringRef mod) { return mod == "shared::cluster"; }))
+        continue;
+      std::optional<int64_t> arriving = executingThreads(i, threads, oneDimensional);
+      if (!arriving)
+        continue;
+      uint64_t count = *barrier.count, n = *arriving;
+      std::string who = n == uint64_t(threads)
+                            ? "all " + std::to_string(n) + " threads of the CTA"
+                        : n == 1 ? std::string("one thread")
+                                 : std::to_string(n) + " threads (one per warp)";
+      if (n > count)
+        report("mbarrier-accounting", arrive.op, barrier.init,
+               "mbarrier " + describeAddress(at) + " is initialised at " +
+                   lineOf(barrier.init) + " to expect " +
+                   std::to_string(count) + " arrival" +
+                   (count == 1 ? "" : "s") + " per phase, but '" +
+                   opcodeOf(arrive.op) + "' here is executed by " + who +
+                   ": the phase completes before they have all arrived and "
+                   "the rest count toward the next one; initialise it with " +
+                   std::to_string(n) + " or let only " +
+                   std::to_string(count) + " thread" +
+                   (count == 1 ? "" : "s") + " arrive");
+      else if (n < count && !inLoop(fn.blockOf(i)))
+        report("mbarrier-accounting", arrive.op, barrier.init,
+               "mbarrier " + describeAddress(at) + " is initialised at " +
+                   lineOf(barrier.init) + " to expect " +
+                   std::to_string(count) + " arrivals per phase, but '" +
+                   opcodeOf(arrive.op) + "' here, its only arrival, is "
+                   "executed by " + who + ": the phase never completes and "
+                   "its wait hangs; initialise it with " + std::to_string(n));
+    }
+  }
+
+  //===------------------------------------------------------------------===//
   // divergent-barrier
   //===------------------------------------------------------------------===//
 
@@ -1635,33 +1871,66 @@ private:
     return ipdom;
   }
 
-  void checkDivergentBarriers() {
-    if (!(fn.events & (kCtaBarrier | kWarpCollective | kWgmma)) || fn.blocks.size() > 4000 ||
-        fn.blocks.size() * fn.regs.size() > 50'000'000)
-      return; // too large for the quadratic analyses: say nothing
+  // Per block: the branches on a thread-dependent condition it is control
+  // dependent on (the branch's block), and from which side: bit 0 the
+  // branch target's, bit 1 the fall-through's.
+  struct Dependence {
+    unsigned branch;
+    uint8_t sides;
+  };
+  std::vector<SmallVector<Dependence, 1>> dependences;
+  std::optional<bool> dependencesKnown;
+
+  /// Computes `dependences` (and guardVariance); false when the function is
+  /// too large for these quadratic analyses.
+  bool computeDependences() {
+    if (dependencesKnown)
+      return *dependencesKnown;
+    dependencesKnown = fn.blocks.size() <= 4000 &&
+                       fn.blocks.size() * fn.regs.size() <= 50'000'000;
+    if (!*dependencesKnown)
+      return false;
     computeVariance();
     std::vector<int> ipdom = postDominators();
-    // Per block: the most divergent branch it depends on, and that branch.
-    std::vector<std::pair<uint8_t, Operation *>> under(fn.blocks.size(), {0, nullptr});
+    dependences.assign(fn.blocks.size(), {});
     for (unsigned b = 0; b < fn.blocks.size(); ++b) {
-      const Inst &last = fn.insts[fn.blocks[b].end - 1];
-      if (last.effects->mnemonic != "bra" || !last.predicated ||
-          guardVariance[fn.blocks[b].end - 1] == 0 ||
-          fn.blocks[b].succs.size() < 2)
+      const Block &block = fn.blocks[b];
+      const Inst &last = fn.insts[block.end - 1];
+      if (!last.is(kBranch) || !last.predicated ||
+          guardVariance[block.end - 1] == 0 || block.succs.size() < 2 ||
+          block.succs[0] == block.succs[1])
         continue;
-      uint8_t level = guardVariance[fn.blocks[b].end - 1];
-      llvm::BitVector seen(fn.blocks.size());
-      SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
-      while (!work.empty()) {
-        unsigned next = work.pop_back_val();
-        if (int(next) == ipdom[b] || seen.test(next))
-          continue;
-        seen.set(next);
-        if (level > under[next].first)
-          under[next] = {level, last.op};
-        work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+      for (unsigned side = 0; side < 2; ++side) {
+        llvm::BitVector seen(fn.blocks.size());
+        SmallVector<unsigned> work{block.succs[side]};
+        while (!work.empty()) {
+          unsigned next = work.pop_back_val();
+          if (int(next) == ipdom[b] || seen.test(next))
+            continue;
+          seen.set(next);
+          auto &deps = dependences[next];
+          if (deps.empty() || deps.back().branch != b)
+            deps.push_back({b, 0});
+          deps.back().sides |= 1 << side;
+          work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+        }
       }
     }
+    return true;
+  }
+
+  void checkDivergentBarriers() {
+    if (!(fn.events & (kCtaBarrier | kWarpCollective | kWgmma)) ||
+        !computeDependences())
+      return; // too large for the quadratic analyses: say nothing
+    // Per block: the most divergent branch it depends on, and that branch.
+    std::vector<std::pair<uint8_t, Operation *>> under(fn.blocks.size(), {0, nullptr});
+    for (unsigned b = 0; b < fn.blocks.size(); ++b)
+      for (Dependence dep : dependences[b]) {
+        unsigned at = fn.blocks[dep.branch].end - 1;
+        if (guardVariance[at] > under[b].first)
+          under[b] = {guardVariance[at], fn.insts[at].op};
+      }
     for (unsigned b = 0; b < fn.blocks.size(); ++b)
       for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i) {
         const Inst &inst = fn.insts[i];
