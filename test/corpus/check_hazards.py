@@ -2,7 +2,8 @@
 
   examples   every example kernel (the table of test/python/test_param_effects.py,
              which fails when an example is missing from it) traced: no finding.
-  corpus     every PTX file of test/corpus/generated and /work/shared/corpus:
+  corpus     every PTX file of test/corpus/generated and the shared corpus
+             (../shared/corpus, or $PYPTX_SHARED_CORPUS), those that exist:
              each finding must be listed in hazards_allowed.txt with the
              reason it is a real hazard, and each entry must still match.
   mutants    each fence/wait line of the examples' PTX deleted, one at a time:
