@@ -81,3 +81,35 @@ def test_check_cli_exit_codes(tmp_path, capsys):
     bad = tmp_path / "bad.ptx"
     bad.write_text(".version 8.5\n.target sm_90a\nnot ptx at all\n")
     assert check_main([str(bad)]) == 2
+
+
+ARRIVALS_PTX = """.version 8.5
+.target sm_90a
+.address_size 64
+.visible .entry k() .maxntid 128, 1, 1
+{
+	.reg .b64 %rd<2>;
+	.reg .pred %p<2>;
+	.shared .align 8 .b64 bar;
+	mbarrier.init.shared::cta.b64 [bar], COUNT;
+	bar.sync 0;
+	mbarrier.arrive.shared::cta.b64 %rd0, [bar];
+$L_wait:
+	mbarrier.try_wait.shared::cta.b64 %p0, [bar], %rd0;
+	@!%p0 bra $L_wait;
+	ret;
+}
+"""
+
+
+def test_check_cli_arrival_count(tmp_path, capsys):
+    # All 128 threads of the .maxntid CTA arrive: count 1 is too few, 128 matches.
+    broken = tmp_path / "count1.ptx"
+    broken.write_text(ARRIVALS_PTX.replace("COUNT", "1"))
+    assert check_main([str(broken)]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith(f"{broken}:11:2: warning: mbarrier-accounting: mbarrier [bar] ")
+    assert "executed by all 128 threads of the CTA" in out
+    clean = tmp_path / "count128.ptx"
+    clean.write_text(ARRIVALS_PTX.replace("COUNT", "128"))
+    assert check_main([str(clean)]) == 0

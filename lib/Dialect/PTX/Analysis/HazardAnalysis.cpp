@@ -21,6 +21,8 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <array>
+#include <deque>
 #include <functional>
 #include <set>
 #include <tuple>
@@ -29,23 +31,6 @@ using namespace mlir;
 using namespace pyptx;
 
 namespace {
-
-//===----------------------------------------------------------------------===//
-// Instructions, registers and the control-flow graph
-//===----------------------------------------------------------------------===//
-
-struct Inst {
-  mutable InstOp op; // op accessors are not const
-  InstEffects effects;
-  SmallVector<unsigned, 4> reads, writes; // register ids
-  bool predicated = false;
-  int guard = -1; // the guard's register id
-};
-
-struct Block {
-  unsigned begin = 0, end = 0; // instruction range
-  SmallVector<unsigned, 2> succs;
-};
 
 /// Calls `fn` on each register index and symbol in an operand.
 template <typename RegFn, typename SymFn>
@@ -99,16 +84,264 @@ std::string lineOf(Operation *op) {
 
 std::string opcodeOf(Operation *op) { return cast<InstOp>(op).getOpcode(); }
 
+//===----------------------------------------------------------------------===//
+// Instructions, registers and the control-flow graph
+//===----------------------------------------------------------------------===//
+
+/// The events of MemoryEffects.td the checks test, and a few facts of the
+/// mnemonic, as bits: tested per instruction, they must not compare strings.
+enum Event : uint64_t {
+  kProxyFence = 1ull << 0,
+  kMbarrierInitFence = 1ull << 1,
+  kMbarrierInit = 1ull << 2,
+  kTensormapCopy = 1ull << 3,
+  kWgmmaFence = 1ull << 4,
+  kWgmmaCommit = 1ull << 5,
+  kWgmmaWait = 1ull << 6,
+  kWgmmaMma = 1ull << 7,
+  kCpAsync = 1ull << 8,
+  kCpAsyncWait = 1ull << 9,
+  kCpAsyncWaitAll = 1ull << 10,
+  kBulkStore = 1ull << 11,
+  kBulkCommit = 1ull << 12,
+  kBulkWait = 1ull << 13,
+  kTcgen05Ld = 1ull << 14,
+  kTcgen05St = 1ull << 15,
+  kTcgen05WaitLd = 1ull << 16,
+  kTcgen05WaitSt = 1ull << 17,
+  kTcgen05Alloc = 1ull << 18,
+  kTcgen05Dealloc = 1ull << 19,
+  kTcgen05Relinquish = 1ull << 20,
+  kCtaBarrier = 1ull << 21,
+  kWarpCollective = 1ull << 22,
+  kExit = 1ull << 23,
+  // Facts of the opcode, not events of the table.
+  kAsyncAccess = 1ull << 24, // some memory access through the async proxy
+  kBranch = 1ull << 25,      // bra
+  kEndsBlock = 1ull << 26,   // bra, brx, ret, exit, trap
+  kTcgen05 = 1ull << 27,     // any tcgen05.*
+  kWgmma = 1ull << 28,       // any wgmma.*
+  kLedger = 1ull << 29,      // mbarrier.* or cp.*: the byte ledger's
+  kMbarrierArrive = 1ull << 30, // mbarrier.arrive* (not expect_tx alone)
+  kCpAsyncMbarrierArrive = 1ull << 31,
+  kMbarrierWait = 1ull << 32,
+  kShfl = 1ull << 33, // shfl.*
+  kExpectTx = 1ull << 34, // has the expect_tx modifier
+  kCpAsyncCommit = 1ull << 35,
+};
+
+constexpr std::pair<StringLiteral, uint64_t> kEventNames[] = {
+    {"proxy-fence", kProxyFence},
+    {"mbarrier-init-fence", kMbarrierInitFence},
+    {"mbarrier-init", kMbarrierInit},
+    {"tensormap-copy", kTensormapCopy},
+    {"wgmma-fence", kWgmmaFence},
+    {"wgmma-commit", kWgmmaCommit},
+    {"wgmma-wait", kWgmmaWait},
+    {"wgmma-mma", kWgmmaMma},
+    {"cp-async", kCpAsync},
+    {"cp-async-wait", kCpAsyncWait},
+    {"cp-async-wait-all", kCpAsyncWaitAll},
+    {"bulk-store", kBulkStore},
+    {"bulk-commit", kBulkCommit},
+    {"bulk-wait", kBulkWait},
+    {"tcgen05-ld", kTcgen05Ld},
+    {"tcgen05-st", kTcgen05St},
+    {"tcgen05-wait-ld", kTcgen05WaitLd},
+    {"tcgen05-wait-st", kTcgen05WaitSt},
+    {"tcgen05-alloc", kTcgen05Alloc},
+    {"tcgen05-dealloc", kTcgen05Dealloc},
+    {"tcgen05-relinquish", kTcgen05Relinquish},
+    {"cta-barrier", kCtaBarrier},
+    {"warp-collective", kWarpCollective},
+    {"exit", kExit},
+    {"cp-async-mbarrier-arrive", kCpAsyncMbarrierArrive},
+    {"cp-async-commit", kCpAsyncCommit},
+    {"mbarrier-wait", kMbarrierWait},
+};
+
+/// What the checks need of one opcode (mnemonic, modifiers and operand
+/// count), computed once per distinct opcode.
+struct OpcodeInfo : InstEffects {
+  uint64_t bits = 0;
+  StringRef mnemonic;
+  bool is(uint64_t any) const { return bits & any; }
+};
+
+/// Where the registers and symbols of a PTX operand list are, computed once
+/// per distinct list (operand lists are uniqued attributes).
+struct OperandShape {
+  struct Ref {
+    unsigned arg, operand; // index into the op's args; PTX operand index
+  };
+  SmallVector<Ref, 6> refs;
+  SmallVector<std::pair<unsigned, StringAttr>, 1> symbols; // operand, symbol
+  bool firstIsAddress = false;
+};
+
+/// The per-opcode and per-operand-list facts, shared by the functions of
+/// one findHazards call.
+class OpcodeCache {
+public:
+  /// The facts of `op`'s opcode and operand list. Unrolled code repeats
+  /// one instruction form many times: the last one is kept at hand.
+  std::pair<const OpcodeInfo *, const OperandShape *> lookup(InstOp op) {
+    InstOp::Properties &props = op.getProperties();
+    Key key{props.mnemonic.getAsOpaquePointer(),
+            props.modifiers.getAsOpaquePointer(),
+            props.ptx_operands.getAsOpaquePointer()};
+    if (key == lastKey)
+      return last;
+    auto [it, inserted] = forms.try_emplace(key);
+    if (inserted)
+      it->second = {&info(op), &shape(op)};
+    lastKey = key;
+    return last = it->second;
+  }
+
+private:
+  using Key = std::tuple<const void *, const void *, const void *>;
+
+  const OpcodeInfo &info(InstOp op) {
+    unsigned numOperands = op.getPtxOperands().size();
+    auto key = std::make_tuple(op.getMnemonicAttr().getAsOpaquePointer(),
+                               op.getModifiersAttr().getAsOpaquePointer(),
+                               numOperands);
+    auto [it, inserted] = infoIndex.try_emplace(key, infos.size());
+    if (inserted)
+      infos.push_back(std::make_unique<OpcodeInfo>(compute(op)));
+    return *infos[it->second];
+  }
+
+  const OperandShape &shape(InstOp op) {
+    ArrayAttr operands = op.getPtxOperandsAttr();
+    auto [it, inserted] =
+        shapeIndex.try_emplace(operands.getAsOpaquePointer(), shapes.size());
+    if (inserted) {
+      auto shape = std::make_unique<OperandShape>();
+      for (auto [i, operand] : llvm::enumerate(operands.getValue()))
+        walkOperand(
+            operand, [&](unsigned arg) { shape->refs.push_back({arg, unsigned(i)}); },
+            [&](StringAttr sym) { shape->symbols.push_back({unsigned(i), sym}); });
+      shape->firstIsAddress = !operands.empty() && isa<AddrAttr>(operands[0]);
+      shapes.push_back(std::move(shape));
+    }
+    return *shapes[it->second];
+  }
+
+private:
+  static OpcodeInfo compute(InstOp op) {
+    OpcodeInfo info;
+    static_cast<InstEffects &>(info) = getInstEffects(op);
+    for (StringRef event : info.events)
+      for (auto [name, bit] : kEventNames)
+        if (event == name)
+          info.bits |= bit;
+    if (llvm::any_of(info.accesses, [](const MemoryAccess &a) { return a.async; }))
+      info.bits |= kAsyncAccess;
+    StringRef m = info.mnemonic = op.getMnemonicAttr().getValue();
+    if (m == "bra")
+      info.bits |= kBranch;
+    if (m == "bra" || m == "brx" || m == "ret" || m == "exit" || m == "trap")
+      info.bits |= kEndsBlock;
+    if (m == "tcgen05")
+      info.bits |= kTcgen05;
+    if (m == "wgmma")
+      info.bits |= kWgmma;
+    if (m == "shfl")
+      info.bits |= kShfl;
+    if (m == "mbarrier" || m == "cp")
+      info.bits |= kLedger;
+    ArrayAttr mods = op.getModifiers();
+    if (m == "mbarrier" && !mods.empty() &&
+        cast<StringAttr>(mods[0]).getValue() == "arrive")
+      info.bits |= kMbarrierArrive;
+    if (llvm::any_of(mods.getAsValueRange<StringAttr>(),
+                     [](StringRef mod) { return mod == "expect_tx"; }))
+      info.bits |= kExpectTx;
+    return info;
+  }
+
+  llvm::DenseMap<Key, std::pair<const OpcodeInfo *, const OperandShape *>> forms;
+  Key lastKey{nullptr, nullptr, nullptr};
+  std::pair<const OpcodeInfo *, const OperandShape *> last;
+  llvm::DenseMap<std::tuple<const void *, const void *, unsigned>, unsigned> infoIndex;
+  std::vector<std::unique_ptr<OpcodeInfo>> infos;
+  llvm::DenseMap<const void *, unsigned> shapeIndex;
+  std::vector<std::unique_ptr<OperandShape>> shapes;
+};
+
+/// A register in an instruction's PTX operands.
+struct RegUse {
+  unsigned id, operand;
+};
+
+struct Inst {
+  mutable InstOp op; // op accessors are not const
+  const OpcodeInfo *effects;
+  const OperandShape *shape;
+  ArrayRef<unsigned> reads, writes; // register ids
+  ArrayRef<RegUse> uses;            // the operands' registers, in order
+  bool predicated = false;
+  int guard = -1; // the guard's register id
+  bool is(uint64_t any) const { return effects->is(any); }
+};
+
+struct Block {
+  unsigned begin = 0, end = 0; // instruction range
+  SmallVector<unsigned, 2> succs;
+};
+
 class Function {
 public:
-  explicit Function(FuncOp func) {
-    func.getBody().walk([&](Operation *op) {
-      if (auto label = dyn_cast<LabelOp>(op))
-        labelAt[label.getSymNameAttr()].push_back(
-            {label->getParentOp(), unsigned(insts.size())});
-      else if (auto inst = dyn_cast<InstOp>(op))
-        addInst(inst);
-    });
+  Function(FuncOp func, OpcodeCache &cache) {
+    // Offsets into the id lists while they grow; the ArrayRefs are set at
+    // the end.
+    struct Range {
+      unsigned reads, writes, uses;
+    };
+    std::vector<Range> ranges;
+    // The body in order, `{ }` scopes flattened.
+    std::function<void(mlir::Block &)> visit = [&](mlir::Block &block) {
+      for (Operation &op : block) {
+        if (auto inst = dyn_cast<InstOp>(op)) {
+          ranges.push_back({unsigned(readIds.size()), unsigned(writeIds.size()),
+                            unsigned(useList.size())});
+          addInst(inst, cache);
+        } else if (auto label = dyn_cast<LabelOp>(op)) {
+          labelAt[label.getSymNameAttr()].push_back(
+              {label->getParentOp(), unsigned(insts.size())});
+        } else {
+          for (Region &region : op.getRegions())
+            for (mlir::Block &inner : region)
+              visit(inner);
+        }
+      }
+    };
+    // Reserved from the top level's counts: growing these vectors took
+    // half of the construction's time on an 8,000-instruction kernel.
+    unsigned numOperands = 0, numOps = 0;
+    for (mlir::Block &block : func.getBody())
+      for (Operation &op : block) {
+        numOps++;
+        numOperands += op.getNumOperands();
+      }
+    insts.reserve(numOps);
+    ranges.reserve(numOps + 1);
+    readIds.reserve(numOperands);
+    writeIds.reserve(numOperands);
+    useList.reserve(numOperands);
+    for (mlir::Block &block : func.getBody())
+      visit(block);
+    ranges.push_back({unsigned(readIds.size()), unsigned(writeIds.size()),
+                      unsigned(useList.size())});
+    for (auto [i, inst] : llvm::enumerate(insts)) {
+      const Range &from = ranges[i], &to = ranges[i + 1];
+      inst.reads = ArrayRef(readIds).slice(from.reads, to.reads - from.reads);
+      inst.writes = ArrayRef(writeIds).slice(from.writes, to.writes - from.writes);
+      inst.uses = ArrayRef(useList).slice(from.uses, to.uses - from.uses);
+      events |= inst.effects->bits;
+    }
     buildBlocks();
   }
 
@@ -116,43 +349,43 @@ public:
   std::vector<Block> blocks;
   std::vector<Value> regs;
   std::vector<bool> declared; // by a .reg (not a parameter or special reg)
-  llvm::DenseMap<Value, unsigned> regId;
+  uint64_t events = 0; // the union of the instructions' bits
 
   unsigned idOf(Value v) {
-    auto [it, inserted] = regId.try_emplace(v, regs.size());
-    if (inserted) {
-      regs.push_back(v);
-      declared.push_back(isa_and_nonnull<RegOp>(v.getDefiningOp()));
+    auto result = dyn_cast<OpResult>(v);
+    if (!result) { // a block argument
+      auto [it, inserted] = argId.try_emplace(v, regs.size());
+      if (inserted) {
+        regs.push_back(v);
+        declared.push_back(false);
+      }
+      return it->second;
     }
-    return it->second;
+    // A .reg declares many registers at once: their ids are consecutive,
+    // so one lookup per declaration, and the last one is kept at hand.
+    Operation *owner = result.getOwner();
+    if (owner != lastOwner) {
+      auto [it, inserted] = firstIdOf.try_emplace(owner, regs.size());
+      if (inserted) {
+        bool isReg = isa<RegOp>(owner);
+        for (Value r : owner->getResults()) {
+          regs.push_back(r);
+          declared.push_back(isReg);
+        }
+      }
+      lastOwner = owner;
+      lastFirstId = it->second;
+    }
+    return lastFirstId + result.getResultNumber();
   }
 
   /// The registers in operand `i` of `inst` (ids).
-  SmallVector<unsigned, 4> regsOf(const Inst &inst, unsigned i) {
+  SmallVector<unsigned, 4> regsOf(const Inst &inst, unsigned i) const {
     SmallVector<unsigned, 4> ids;
-    ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
-    if (i < operands.size())
-      walkOperand(
-          operands[i],
-          [&](unsigned index) { ids.push_back(idOf(inst.op.getArgs()[index])); },
-          [](StringAttr) {});
+    for (RegUse use : inst.uses)
+      if (use.operand == i)
+        ids.push_back(use.id);
     return ids;
-  }
-
-  /// Blocks reachable from `from` (by block index), `from` included.
-  llvm::BitVector reachableFrom(unsigned from) const {
-    llvm::BitVector seen(blocks.size());
-    SmallVector<unsigned> work{from};
-    seen.set(from);
-    while (!work.empty()) {
-      unsigned b = work.pop_back_val();
-      for (unsigned s : blocks[b].succs)
-        if (!seen.test(s)) {
-          seen.set(s);
-          work.push_back(s);
-        }
-    }
-    return seen;
   }
 
   unsigned blockOf(unsigned inst) const {
@@ -160,50 +393,66 @@ public:
     return std::prev(it) - blockBegins.begin();
   }
 
+  /// The index of an instruction's op.
+  unsigned indexOf(Operation *op) {
+    if (instIndex.empty())
+      for (auto [i, inst] : llvm::enumerate(insts))
+        instIndex[inst.op] = i;
+    return instIndex.lookup(op);
+  }
+
 private:
-  void addInst(InstOp op) {
-    Inst inst{op, getInstEffects(op)};
-    ArrayRef<Attribute> operands = op.getPtxOperands().getValue();
-    if (Value guard = op.getGuard()) {
+  void addInst(InstOp op, OpcodeCache &cache) {
+    auto [infoPtr, shapePtr] = cache.lookup(op);
+    const OpcodeInfo &info = *infoPtr;
+    const OperandShape &shape = *shapePtr;
+    Inst inst{op, &info, &shape};
+    // The operands are the guard, if any, then the args.
+    OperandRange operands = op->getOperands();
+    unsigned firstArg = op.getProperties().operandSegmentSizes[0];
+    if (firstArg) {
       inst.predicated = true;
-      inst.guard = idOf(guard);
-      inst.reads.push_back(inst.guard);
+      inst.guard = idOf(operands[0]);
+      readIds.push_back(inst.guard);
     }
-    for (auto [i, operand] : llvm::enumerate(operands)) {
-      bool dest = i == 0 && inst.effects.firstOperandIsDest &&
-                  !isa<AddrAttr>(operand);
-      walkOperand(
-          operand,
-          [&](unsigned index) {
-            unsigned id = idOf(op.getArgs()[index]);
-            (dest ? inst.writes : inst.reads).push_back(id);
-          },
-          [](StringAttr) {});
+    bool firstIsDest = info.firstOperandIsDest && !shape.firstIsAddress;
+    unsigned readsBegin = readIds.size();
+    for (OperandShape::Ref ref : shape.refs) {
+      unsigned id = idOf(operands[firstArg + ref.arg]);
+      useList.push_back({id, ref.operand});
+      (ref.operand == 0 && firstIsDest ? writeIds : readIds).push_back(id);
     }
     // wgmma's accumulator is read only when scale-d says so; counting it
     // as a read would report every first wgmma of a zero-initialised tile.
-    if (inst.effects.has("wgmma-mma"))
-      for (unsigned id : regsOf(inst, 0))
-        llvm::erase(inst.reads, id);
-    insts.push_back(std::move(inst));
+    if (info.is(kWgmmaMma)) {
+      SmallVector<unsigned, 8> accumulator;
+      for (OperandShape::Ref ref : shape.refs)
+        if (ref.operand == 0)
+          accumulator.push_back(idOf(operands[firstArg + ref.arg]));
+      readIds.erase(std::remove_if(readIds.begin() + readsBegin, readIds.end(),
+                                   [&](unsigned id) {
+                                     return llvm::is_contained(accumulator, id);
+                                   }),
+                    readIds.end());
+    }
+    insts.push_back(inst);
   }
 
   /// The label a branch names, if it is one of this function's: the one
   /// of the innermost `{ }` scope around the branch that declares it (inline
   /// assembly repeats labels in separate scopes).
   std::optional<unsigned> branchTarget(const Inst &inst) {
-    for (Attribute operand : inst.op.getPtxOperands().getValue())
-      if (auto sym = dyn_cast<FlatSymbolRefAttr>(operand)) {
-        auto it = labelAt.find(sym.getAttr());
-        if (it == labelAt.end())
-          continue;
-        for (Operation *scope = inst.op->getParentOp(); scope;
-             scope = scope->getParentOp())
-          for (auto [labelScope, at] : it->second)
-            if (labelScope == scope)
-              return at;
-        return it->second.front().second;
-      }
+    for (auto [operand, sym] : inst.shape->symbols) {
+      auto it = labelAt.find(sym);
+      if (it == labelAt.end())
+        continue;
+      for (Operation *scope = inst.op->getParentOp(); scope;
+           scope = scope->getParentOp())
+        for (auto [labelScope, at] : it->second)
+          if (labelScope == scope)
+            return at;
+      return it->second.front().second;
+    }
     return std::nullopt;
   }
 
@@ -214,11 +463,9 @@ private:
     for (auto &[label, places] : labelAt)
       for (auto [scope, at] : places)
         leader.set(at);
-    for (unsigned i = 0; i < n; ++i) {
-      StringRef m = insts[i].op.getMnemonic();
-      if (m == "bra" || m == "brx" || m == "ret" || m == "exit" || m == "trap")
+    for (unsigned i = 0; i < n; ++i)
+      if (insts[i].is(kEndsBlock))
         leader.set(i + 1);
-    }
     for (unsigned i = 0; i < n; ++i)
       if (leader.test(i))
         blockBegins.push_back(i);
@@ -229,10 +476,8 @@ private:
       blocks[b].begin = blockBegins[b];
       blocks[b].end = b + 1 < blocks.size() ? blockBegins[b + 1] : n;
       const Inst &last = insts[blocks[b].end - 1];
-      StringRef m = last.op.getMnemonic();
-      bool fallsThrough = last.predicated ||
-                          !(m == "bra" || m == "brx" || m == "ret" ||
-                            m == "exit" || m == "trap");
+      StringRef m = last.effects->mnemonic;
+      bool fallsThrough = last.predicated || !last.is(kEndsBlock);
       auto add = [&](unsigned inst) {
         if (inst < n)
           blocks[b].succs.push_back(blockOf(inst));
@@ -250,9 +495,16 @@ private:
     }
   }
 
+  std::vector<unsigned> readIds, writeIds;
+  std::vector<RegUse> useList;
   llvm::DenseMap<StringAttr, SmallVector<std::pair<Operation *, unsigned>, 1>>
       labelAt;
   SmallVector<unsigned> blockBegins;
+  llvm::DenseMap<Operation *, unsigned> instIndex;
+  llvm::DenseMap<Operation *, unsigned> firstIdOf; // a register op's first id
+  llvm::DenseMap<Value, unsigned> argId;
+  Operation *lastOwner = nullptr;
+  unsigned lastFirstId = 0;
 };
 
 /// Runs `transfer` to a fixpoint over the blocks, then once more with
@@ -311,8 +563,8 @@ struct Facts {
 
 class Checker {
 public:
-  Checker(FuncOp func, std::vector<Hazard> &out)
-      : fn(func), out(out), isEntry(func.isEntry()) {
+  Checker(FuncOp func, OpcodeCache &cache, std::vector<Hazard> &out)
+      : fn(func, cache), out(out), func(func), isEntry(func.isEntry()) {
     computeBases();
   }
 
@@ -325,6 +577,7 @@ public:
     checkTcgen05();
     checkDivergentBarriers();
     checkMbarrierAccounting();
+    checkArrivalCounts();
   }
 
 private:
@@ -332,6 +585,7 @@ private:
   std::vector<Hazard> &out;
   // Exit checks are for kernels: a device function may leave its caller
   // to wait or free.
+  FuncOp func;
   bool isEntry;
   std::set<std::tuple<std::string, Operation *, Operation *>> reported;
   // The shared-memory symbol each register's address is based on (null:
@@ -350,44 +604,61 @@ private:
   //===------------------------------------------------------------------===//
 
   void computeBases() {
-    std::vector<int> state(fn.regs.size() + 64, 0); // 0 none, 1 one, 2 many
-    base.assign(state.size(), StringAttr());
-    for (bool changed = true; changed;) {
-      changed = false;
-      for (Inst &inst : fn.insts) {
-        if (inst.writes.empty() || !inst.effects.accesses.empty())
-          continue; // loads give data, not addresses
-        StringAttr found;
-        bool many = false;
-        ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
-        for (Attribute operand : operands.drop_front())
-          walkOperand(
-              operand,
-              [&](unsigned index) {
-                unsigned id = fn.idOf(inst.op.getArgs()[index]);
-                if (id >= state.size() || state[id] == 0)
-                  return;
-                if (state[id] == 2 || (found && found != base[id]))
-                  many = true;
-                found = base[id];
-              },
-              [&](StringAttr sym) {
-                if (found && found != sym)
-                  many = true;
-                found = sym;
-              });
-        if (!found && !many)
-          continue;
-        for (unsigned id : inst.writes) {
-          if (id >= state.size())
-            continue;
-          int next = many || (state[id] == 1 && base[id] != found) ? 2 : 1;
-          if (next > state[id] || (next == 1 && !base[id])) {
-            changed |= state[id] != next;
-            state[id] = next;
-            base[id] = next == 1 ? found : StringAttr();
-          }
+    std::vector<uint8_t> state(fn.regs.size(), 0); // 0 none, 1 one, 2 many
+    base.assign(fn.regs.size(), StringAttr());
+    // Address arithmetic only: loads give data, not addresses. A worklist
+    // over the instructions that read a register whose base changed (the
+    // states only grow: none -> one symbol -> many).
+    std::vector<unsigned> candidates;
+    for (auto [i, inst] : llvm::enumerate(fn.insts))
+      if (!inst.writes.empty() && inst.effects->accesses.empty())
+        candidates.push_back(i);
+    std::vector<SmallVector<unsigned, 2>> readers(fn.regs.size());
+    for (unsigned i : candidates)
+      for (RegUse use : fn.insts[i].uses)
+        if (use.operand > 0 && (readers[use.id].empty() || readers[use.id].back() != i))
+          readers[use.id].push_back(i);
+    std::deque<unsigned> work;
+    llvm::BitVector queued(fn.insts.size());
+    for (unsigned i : candidates)
+      if (!fn.insts[i].shape->symbols.empty()) {
+        work.push_back(i);
+        queued.set(i);
+      }
+    while (!work.empty()) {
+      unsigned i = work.front();
+      work.pop_front();
+      queued.reset(i);
+      const Inst &inst = fn.insts[i];
+      StringAttr found;
+      bool many = false;
+      auto see = [&](StringAttr b) {
+        if (found && found != b)
+          many = true;
+        found = b;
+      };
+      for (RegUse use : inst.uses)
+        if (use.operand > 0 && state[use.id]) {
+          if (state[use.id] == 2)
+            many = true;
+          see(base[use.id]);
         }
+      for (auto [operand, sym] : inst.shape->symbols)
+        if (operand > 0)
+          see(sym);
+      if (!found && !many)
+        continue;
+      for (unsigned id : inst.writes) {
+        uint8_t next = many || (state[id] == 1 && base[id] != found) ? 2 : 1;
+        if (next <= state[id])
+          continue;
+        state[id] = next;
+        base[id] = next == 1 ? found : StringAttr();
+        for (unsigned reader : readers[id])
+          if (!queued.test(reader)) {
+            queued.set(reader);
+            work.push_back(reader);
+          }
       }
     }
   }
@@ -398,20 +669,16 @@ private:
       return {};
     StringAttr found;
     bool unknown = false;
-    walkOperand(
-        inst.op.getPtxOperands()[operand],
-        [&](unsigned index) {
-          unsigned id = fn.idOf(inst.op.getArgs()[index]);
-          StringAttr b = id < base.size() ? base[id] : StringAttr();
-          if (!b)
-            return; // an offset register
-          unknown |= found && found != b;
-          found = b;
-        },
-        [&](StringAttr sym) {
-          unknown |= found && found != sym;
-          found = sym;
-        });
+    auto see = [&](StringAttr b) {
+      unknown |= found && found != b;
+      found = b;
+    };
+    for (RegUse use : inst.uses)
+      if (use.operand == unsigned(operand) && base[use.id]) // else an offset
+        see(base[use.id]);
+    for (auto [at, sym] : inst.shape->symbols)
+      if (at == unsigned(operand))
+        see(sym);
     return unknown ? StringAttr() : found;
   }
 
@@ -449,7 +716,7 @@ private:
   /// whose address is unknown. Tiles are written by stmatrix, vector
   /// stores or copies.
   static bool isScalarStore(const Inst &inst) {
-    if (inst.op.getMnemonic() != "st")
+    if (inst.effects->mnemonic != "st")
       return false;
     return llvm::none_of(inst.op.getModifiers().getAsValueRange<StringAttr>(),
                          [](StringRef m) {
@@ -459,7 +726,7 @@ private:
 
   /// The address operand of `op`'s shared-memory write, or -1.
   int sharedWriteOperand(const Inst &inst) {
-    for (const MemoryAccess &a : inst.effects.accesses)
+    for (const MemoryAccess &a : inst.effects->accesses)
       if (a.writes && a.isShared())
         return a.operand;
     return -1;
@@ -486,7 +753,7 @@ private:
     llvm::DenseSet<unsigned> done;
     solve(fn, entry, [&](BitState &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      StringRef m = inst.op.getMnemonic();
+      StringRef m = inst.effects->mnemonic;
       // Copies pass an undefined value on (unoptimised code copies the
       // unset fields of structs); stores keep it. Only a computation that
       // uses it is reported.
@@ -497,7 +764,10 @@ private:
         s.bits[inst.writes[0]] = undefined;
         return;
       }
-      if (doReport && m != "st")
+      // shfl's source is read by the lane that names this one: a broadcast
+      // from an elected lane (`@leader atom ...; shfl.sync.idx`) leaves the
+      // other lanes' copies unwritten by design.
+      if (doReport && m != "st" && !inst.is(kShfl))
         for (unsigned id : inst.reads)
           if (s.bits.test(id) && done.insert(id).second)
             report("uninitialized", inst.op, nullptr,
@@ -532,6 +802,10 @@ private:
     // and whether no wgmma.fence has run on some path yet.
     llvm::DenseMap<unsigned, Operation *> dirty;
     bool unfenced = true;
+    // The groups that may be in flight, by the same bits as a register's
+    // (whatever their registers), and the last wgmma.mma_async issued.
+    uint16_t groups = 0;
+    Operation *lastMma = nullptr;
     static bool joinMap(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &into,
                         const llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &from) {
       bool changed = false;
@@ -552,19 +826,30 @@ private:
         changed |= dirty.try_emplace(id, op).second;
       if (o.unfenced && !unfenced)
         unfenced = changed = true;
+      if ((groups | o.groups) != groups) {
+        groups |= o.groups;
+        changed = true;
+      }
+      if (!lastMma)
+        lastMma = o.lastMma;
       return changed;
     }
   };
 
+  static uint16_t shiftGroups(uint16_t mask) {
+    return uint16_t(mask << 1) | ((mask & 0xC000) ? 0x8000 : 0);
+  }
+  static uint16_t keptGroups(unsigned n) {
+    return n >= 15 ? 0xFFFF : uint16_t((2u << n) - 1);
+  }
+
   static void commitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m) {
-    for (auto &[id, entry] : m) {
-      uint16_t mask = entry.first;
-      entry.first = uint16_t(mask << 1) | ((mask & 0xC000) ? 0x8000 : 0);
-    }
+    for (auto &[id, entry] : m)
+      entry.first = shiftGroups(entry.first);
   }
   static void waitGroups(llvm::DenseMap<unsigned, std::pair<uint16_t, Operation *>> &m,
                          unsigned n) {
-    uint16_t keep = n >= 15 ? 0xFFFF : uint16_t((2u << n) - 1);
+    uint16_t keep = keptGroups(n);
     SmallVector<unsigned> gone;
     for (auto &[id, entry] : m)
       if (!(entry.first &= keep))
@@ -582,22 +867,39 @@ private:
   }
 
   void checkWgmma() {
-    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("wgmma-mma"); }))
+    if (!(fn.events & kWgmmaMma))
       return;
     solve(fn, WgmmaState(), [&](WgmmaState &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      const InstEffects &e = inst.effects;
-      if (e.has("wgmma-fence")) {
+      const OpcodeInfo &e = *inst.effects;
+      if (e.is(kWgmmaFence)) {
         s.dirty.clear();
         s.unfenced = false;
-      } else if (e.has("wgmma-commit")) {
+      } else if (e.is(kWgmmaCommit)) {
         commitGroups(s.acc);
         commitGroups(s.aregs);
-      } else if (e.has("wgmma-wait")) {
+        s.groups = shiftGroups(s.groups);
+      } else if (e.is(kWgmmaWait)) {
         unsigned n = immediate(inst, 0).value_or(0);
         waitGroups(s.acc, n);
         waitGroups(s.aregs, n);
-      } else if (e.has("wgmma-mma")) {
+        s.groups &= keptGroups(n);
+      } else if (e.is(kMbarrierArrive) && !e.is(kExpectTx)) {
+        // A consumer's release of a pipeline stage. Groups committed 15 or
+        // more groups ago are only in flight when a loop commits wgmma
+        // groups and never waits for them: the stage released may then be
+        // one an earlier iteration's wgmma still reads.
+        if (doReport && (s.groups & 0x8000) && s.lastMma)
+          report("wgmma-pending", inst.op, s.lastMma,
+                 "'" + opcodeOf(inst.op) + "' releases an mbarrier while "
+                 "wgmma.mma_async groups of earlier loop iterations (the "
+                 "wgmma at " + lineOf(s.lastMma) + ") may still read their "
+                 "shared-memory operands: the loop commits groups with no "
+                 "wgmma.wait_group; add wgmma.wait_group.sync.aligned N "
+                 "(the groups to keep in flight) before this line");
+      } else if (e.is(kWgmmaMma)) {
+        s.groups |= 1;
+        s.lastMma = inst.op;
         SmallVector<unsigned, 4> d = fn.regsOf(inst, 0), a;
         ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
         if (operands.size() > 1 && isa<VectorAttr>(operands[1]))
@@ -662,24 +964,20 @@ private:
   using ProxyState = Facts<std::pair<StringAttr, unsigned>>;
 
   void checkAsyncProxy() {
-    if (!llvm::any_of(fn.insts, [](const Inst &i) {
-          return llvm::any_of(i.effects.accesses, [](const MemoryAccess &a) {
-            return a.async;
-          });
-        }))
+    if (!(fn.events & kAsyncAccess))
       return;
     solve(fn, ProxyState(), [&](ProxyState &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      const InstEffects &e = inst.effects;
-      if (e.has("proxy-fence")) {
+      const OpcodeInfo &e = *inst.effects;
+      if (e.is(kProxyFence)) {
         s.map.clear();
         return;
       }
-      if (e.has("mbarrier-init-fence")) {
+      if (e.is(kMbarrierInitFence)) {
         s.map.remove_if([](auto &entry) { return entry.first.second; });
         return;
       }
-      if (e.has("tensormap-copy")) {
+      if (e.is(kTensormapCopy)) {
         // The staged tensor map's stores are consumed; whether a later TMA
         // reuses those bytes cannot be told from the base alone.
         StringAttr source = baseOf(inst, 1);
@@ -701,10 +999,10 @@ private:
           // An async write (a TMA load's destination) after ordinary
           // stores: reported only at the very same address, since buffers
           // carved from one array cannot be told apart without offsets.
-          if (!barrier && a.operand < 0 && isScalarStore(fn.insts[indexOf(writer)]))
+          if (!barrier && a.operand < 0 && isScalarStore(fn.insts[fn.indexOf(writer)]))
             continue;
           if (!barrier && !a.reads) {
-            const Inst &w = fn.insts[indexOf(writer)];
+            const Inst &w = fn.insts[fn.indexOf(writer)];
             int at = sharedWriteOperand(w);
             if (at < 0 || a.operand < 0 ||
                 signature(w, at) != signature(inst, a.operand))
@@ -732,7 +1030,7 @@ private:
       }
       for (const MemoryAccess &a : e.accesses)
         if (a.writes && !a.async && a.isShared())
-          s.map.insert({{baseOf(inst, a.operand), unsigned(e.has("mbarrier-init"))}, inst.op});
+          s.map.insert({{baseOf(inst, a.operand), unsigned(e.is(kMbarrierInit))}, inst.op});
     });
   }
 
@@ -743,12 +1041,21 @@ private:
   // Pending cp.async destinations, and whether some cp.async wait ran on
   // every path here (then which groups a read means to see is a pipeline's
   // choice that cannot be told statically: no finding).
-  struct CpAsyncState : Facts<StringAttr> {
+  // Key: (destination base, whether an mbarrier tracks its completion: a
+  // cp.async.mbarrier.arrive ran since it was issued).
+  // The groups that may be in flight are counted as wgmma's are: bits
+  // saturated at 15 mean a loop commits groups and never waits for them.
+  struct CpAsyncState : Facts<std::pair<StringAttr, unsigned>> {
     bool waited = true; // the join's identity; the entry state sets false
+    uint16_t groups = 0;
     bool join(const CpAsyncState &other) {
-      bool changed = Facts<StringAttr>::join(other);
+      bool changed = Facts::join(other);
       if (waited && !other.waited) {
         waited = false;
+        changed = true;
+      }
+      if ((groups | other.groups) != groups) {
+        groups |= other.groups;
         changed = true;
       }
       return changed;
@@ -757,39 +1064,65 @@ private:
 
   void checkCpAsync() {
     using State = CpAsyncState;
-    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("cp-async"); }))
+    if (!(fn.events & kCpAsync))
       return;
     State entry;
     entry.waited = false;
     solve(fn, entry, [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      const InstEffects &e = inst.effects;
-      if (e.has("cp-async-wait") || e.has("cp-async-wait-all")) {
+      const OpcodeInfo &e = *inst.effects;
+      if (e.is(kCpAsyncWait) || e.is(kCpAsyncWaitAll)) {
         s.map.clear();
         s.waited = true;
+        s.groups &= e.is(kCpAsyncWaitAll)
+                        ? 0
+                        : keptGroups(immediate(inst, 0).value_or(0));
         return;
       }
-      if (e.has("cp-async")) {
+      if (e.is(kCpAsyncCommit)) {
+        s.groups = shiftGroups(s.groups);
+        return;
+      }
+      if (e.is(kCpAsyncMbarrierArrive)) {
+        // The barrier now tracks every earlier cp.async of this thread
+        // (cuda::memcpy_async with a barrier).
+        decltype(s.map) tracked;
+        for (auto &[key, copy] : s.map)
+          tracked.insert({{key.first, 1u}, copy});
+        s.map = std::move(tracked);
+        return;
+      }
+      if (e.is(kMbarrierWait)) {
+        s.map.remove_if([](auto &entry) { return entry.first.second; });
+        return;
+      }
+      if (e.is(kCpAsync)) {
         for (const MemoryAccess &a : e.accesses)
           if (a.writes)
-            s.map.insert({baseOf(inst, a.operand), inst.op});
+            s.map.insert({{baseOf(inst, a.operand), 0u}, inst.op});
+        s.groups |= 1;
         return;
       }
-      if (!doReport || s.waited)
+      // After a wait, which groups a read means to see is the pipeline's
+      // choice; unless the loop never waits again.
+      bool unwaitedLoop = s.groups & 0x8000;
+      if (!doReport || (s.waited && !unwaitedLoop))
         return;
       for (const MemoryAccess &a : e.accesses) {
         if (!a.reads || !a.isShared())
           continue;
         StringAttr where = baseOf(inst, a.operand);
         for (auto &[key, copy] : s.map)
-          if (mayAlias(key, where)) {
+          if (mayAlias(key.first, where)) {
             report("async-copy-pending", inst.op, copy,
                    "'" + opcodeOf(inst.op) +
                        "' reads shared memory that the cp.async at " +
-                       lineOf(copy) +
-                       " may still be writing; add cp.async.commit_group "
-                       "and cp.async.wait_group (or cp.async.wait_all) "
-                       "before this line");
+                       lineOf(copy) + " may still be writing" +
+                       (unwaitedLoop ? " (the loop commits cp.async groups "
+                                       "and never waits for them)"
+                                     : "") +
+                       "; add cp.async.commit_group and cp.async.wait_group "
+                       "(or cp.async.wait_all) before this line");
             break;
           }
       }
@@ -801,10 +1134,10 @@ private:
   //===------------------------------------------------------------------===//
 
   /// Whether an instruction with `event` is reachable from `from`.
-  bool reaches(unsigned from, StringRef event) {
+  bool reaches(unsigned from, uint64_t event) {
     unsigned b = fn.blockOf(from);
     for (unsigned i = from + 1; i < fn.blocks[b].end; ++i)
-      if (fn.insts[i].effects.has(event))
+      if (fn.insts[i].is(event))
         return true;
     llvm::BitVector seen(fn.blocks.size());
     SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
@@ -814,18 +1147,11 @@ private:
         continue;
       seen.set(next);
       for (unsigned i = fn.blocks[next].begin; i < fn.blocks[next].end; ++i)
-        if (fn.insts[i].effects.has(event))
+        if (fn.insts[i].is(event))
           return true;
       work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
     }
     return false;
-  }
-
-  unsigned indexOf(Operation *op) {
-    for (unsigned i = 0; i < fn.insts.size(); ++i)
-      if (fn.insts[i].op == op)
-        return i;
-    return 0;
   }
 
   /// Reports at exits what `pending` (start -> instruction) still holds,
@@ -833,8 +1159,8 @@ private:
   /// skips the end only through correlated branches is not reported.
   template <typename Message>
   void atExit(const Inst &inst, Operation *start, StringRef kind,
-              StringRef ender, Message &&message) {
-    if (!reaches(indexOf(start), ender))
+              uint64_t ender, Message &&message) {
+    if (!reaches(fn.indexOf(start), ender))
       report(kind, inst.op, start, message());
   }
 
@@ -859,7 +1185,7 @@ private:
 
   void checkBulkStores() {
     using State = BulkState;
-    if (!llvm::any_of(fn.insts, [](const Inst &i) { return i.effects.has("bulk-store"); }))
+    if (!(fn.events & kBulkStore))
       return;
     auto exitCheck = [&](State &s, const Inst &inst) {
       for (auto &[key, store] : s.map) {
@@ -887,12 +1213,12 @@ private:
     unsigned last = fn.insts.size() - 1;
     auto transfer = [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      const InstEffects &e = inst.effects;
-      if (e.has("bulk-wait")) {
+      const OpcodeInfo &e = *inst.effects;
+      if (e.is(kBulkWait)) {
         s.map.clear();
         return;
       }
-      if (e.has("bulk-commit")) {
+      if (e.is(kBulkCommit)) {
         State next;
         next.known = s.known;
         for (auto &[key, store] : s.map)
@@ -902,7 +1228,7 @@ private:
       }
       if (doReport) {
         for (const MemoryAccess &a : e.accesses) {
-          if (!a.writes || !a.isShared() || e.has("bulk-store"))
+          if (!a.writes || !a.isShared() || e.is(kBulkStore))
             continue;
           StringAttr where = baseOf(inst, a.operand);
           for (auto &[key, store] : s.map)
@@ -915,13 +1241,13 @@ private:
               break;
             }
         }
-        if (isEntry && (e.has("exit") || i == last))
+        if (isEntry && (e.is(kExit) || i == last))
           exitCheck(s, inst);
       }
       for (unsigned id : inst.writes)
         if (s.known.erase(id))
           forget(s, [&](auto &key) { return std::get<2>(key) / 2 == int(id); });
-      if (e.has("bulk-store")) {
+      if (e.is(kBulkStore)) {
         int condition = s.known.empty()
                             ? -1
                             : int(2 * s.known.back().first + s.known.back().second);
@@ -933,7 +1259,7 @@ private:
     auto edge = [&](State &s, unsigned from, unsigned to) {
       const Block &block = fn.blocks[from];
       const Inst &last = fn.insts[block.end - 1];
-      if (last.op.getMnemonic() != "bra" || !last.predicated ||
+      if (last.effects->mnemonic != "bra" || !last.predicated ||
           block.succs.size() != 2 || block.succs[0] == block.succs[1])
         return;
       bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
@@ -953,32 +1279,30 @@ private:
 
   void checkTcgen05() {
     using State = Facts<unsigned>; // register ids, kStore and kAlloc
-    constexpr unsigned kStore = 1u << 30, kAlloc = kStore + 1;
-    if (!llvm::any_of(fn.insts, [](const Inst &i) {
-          return i.op.getMnemonic() == "tcgen05";
-        }))
+    constexpr unsigned kStore = 1ull << 30, kAlloc = kStore + 1;
+    if (!(fn.events & kTcgen05))
       return;
     unsigned last = fn.insts.size() - 1;
     solve(fn, State(), [&](State &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
-      const InstEffects &e = inst.effects;
-      if (e.has("tcgen05-wait-ld")) {
+      const OpcodeInfo &e = *inst.effects;
+      if (e.is(kTcgen05WaitLd)) {
         s.map.remove_if([&](auto &entry) { return entry.first < kStore; });
         return;
       }
-      if (e.has("tcgen05-wait-st")) {
+      if (e.is(kTcgen05WaitSt)) {
         s.map.erase(kStore);
         return;
       }
       if (doReport) {
-        if (e.has("tcgen05-ld"))
+        if (e.is(kTcgen05Ld))
           if (Operation *store = s.map.lookup(kStore))
             report("tcgen05-pending", inst.op, store,
                    "'" + opcodeOf(inst.op) +
                        "' reads Tensor Memory that the tcgen05.st at " +
                        lineOf(store) + " may still be writing; add "
                        "tcgen05.wait::st.sync.aligned before this line");
-        if (!e.has("tcgen05-ld"))
+        if (!e.is(kTcgen05Ld))
           for (unsigned id : llvm::concat<const unsigned>(inst.reads, inst.writes))
             if (Operation *load = s.map.lookup(id)) {
               report("tcgen05-pending", inst.op, load,
@@ -988,28 +1312,28 @@ private:
                          "tcgen05.wait::ld.sync.aligned before this line");
               break;
             }
-        if (isEntry && (e.has("exit") || i == last))
+        if (isEntry && (e.is(kExit) || i == last))
           if (Operation *alloc = s.map.lookup(kAlloc)) {
-            atExit(inst, alloc, "tcgen05-pending", "tcgen05-dealloc", [&] {
+            atExit(inst, alloc, "tcgen05-pending", kTcgen05Dealloc, [&] {
               return "the function ends with the Tensor Memory of the "
                      "tcgen05.alloc at " + lineOf(alloc) +
                      " never freed; add tcgen05.dealloc before the end";
             });
-            atExit(inst, alloc, "tcgen05-pending", "tcgen05-relinquish", [&] {
+            atExit(inst, alloc, "tcgen05-pending", kTcgen05Relinquish, [&] {
               return "the function ends without "
                      "tcgen05.relinquish_alloc_permit after the tcgen05.alloc "
                      "at " + lineOf(alloc) + "; add it before the end";
             });
           }
       }
-      if (e.has("tcgen05-ld"))
+      if (e.is(kTcgen05Ld))
         for (unsigned id : inst.writes)
           s.map.insert({id, inst.op});
-      if (e.has("tcgen05-st"))
+      if (e.is(kTcgen05St))
         s.map.insert({kStore, inst.op});
-      if (e.has("tcgen05-alloc"))
+      if (e.is(kTcgen05Alloc))
         s.map.insert({kAlloc, inst.op});
-      if (e.has("tcgen05-dealloc"))
+      if (e.is(kTcgen05Dealloc))
         s.map.erase(kAlloc);
     });
   }
@@ -1024,19 +1348,30 @@ private:
 
   /// The constant address a register holds: its only writer is a `mov` of
   /// a symbol, a `cvta` of one, or an `add`/`sub` of an immediate to one.
+  // Per register: the index of its only writer, unpredicated, if it has one.
+  static constexpr int kNoWriter = -1, kManyWriters = -2;
+  std::vector<int> onlyWriter;
+
+  /// The index of the only, unpredicated writer of a register, or < 0.
+  int writerOf(unsigned id) {
+    if (onlyWriter.empty()) {
+      onlyWriter.assign(fn.regs.size(), kNoWriter);
+      for (auto [i, inst] : llvm::enumerate(fn.insts))
+        for (unsigned w : inst.writes)
+          onlyWriter[w] = onlyWriter[w] == kNoWriter && !inst.predicated
+                              ? int(i)
+                              : kManyWriters;
+    }
+    return onlyWriter[id];
+  }
+
   std::optional<ConstAddress> constAddressOfReg(unsigned id, unsigned depth) {
     if (depth > 8)
       return std::nullopt;
-    const Inst *writer = nullptr;
-    for (const Inst &inst : fn.insts)
-      if (llvm::is_contained(inst.writes, id)) {
-        if (writer || inst.predicated)
-          return std::nullopt;
-        writer = &inst;
-      }
-    if (!writer)
+    if (writerOf(id) < 0)
       return std::nullopt;
-    StringRef m = writer->op.getMnemonic();
+    const Inst *writer = &fn.insts[writerOf(id)];
+    StringRef m = writer->effects->mnemonic;
     ArrayRef<Attribute> operands = writer->op.getPtxOperands().getValue();
     if ((m == "mov" || m == "cvta" || m == "cvt") && operands.size() == 2)
       return constAddress(*writer, operands[1], depth + 1);
@@ -1121,11 +1456,11 @@ private:
       (announce ? ledger.announcements : ledger.copies).push_back(inst.op);
     };
     for (const Inst &inst : fn.insts) {
-      if (inst.op.getMnemonic() != "mbarrier" && inst.op.getMnemonic() != "cp")
+      if (!inst.is(kLedger))
         continue;
       std::string opcode = opcodeOf(inst.op);
       ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
-      if (inst.op.getMnemonic() == "mbarrier" &&
+      if (inst.effects->mnemonic == "mbarrier" &&
           StringRef(opcode).contains("expect_tx")) {
         int addr = -1;
         for (auto [i, operand] : llvm::enumerate(operands))
@@ -1180,6 +1515,234 @@ private:
   }
 
   //===------------------------------------------------------------------===//
+  // mbarrier-accounting: the arrival count of mbarrier.init against the
+  // threads that arrive.
+  //===------------------------------------------------------------------===//
+
+  /// The CTA's thread counts (x, y, z) from .reqntid or .maxntid; a kernel
+  /// is assumed to run with the block its .maxntid names.
+  std::optional<std::array<int64_t, 3>> ctaShape() {
+    for (Attribute attr : func.getDirectives()) {
+      auto directive = dyn_cast<DirectiveAttr>(attr);
+      if (!directive || (directive.getName() != "reqntid" &&
+                         directive.getName() != "maxntid"))
+        continue;
+      std::array<int64_t, 3> dims{1, 1, 1};
+      for (auto [i, value] : llvm::enumerate(directive.getValues()))
+        if (auto n = dyn_cast<IntegerAttr>(value); n && i < 3)
+          dims[i] = n.getInt();
+      return dims;
+    }
+    return std::nullopt;
+  }
+
+  /// Whether a register holds %tid.x (directly or through movs).
+  bool isTidX(unsigned id, unsigned depth = 0) {
+    if (auto sreg = fn.regs[id].getDefiningOp<SRegOp>())
+      return sreg.getName() == "%tid.x";
+    int w = writerOf(id);
+    if (w < 0 || depth > 4)
+      return false;
+    const Inst &writer = fn.insts[w];
+    return (writer.effects->mnemonic == "mov" ||
+            writer.effects->mnemonic == "cvt") &&
+           writer.reads.size() == 1 && isTidX(writer.reads[0], depth + 1);
+  }
+
+  // Which threads a predicate holds on: one thread of the CTA
+  // (%tid.x == K in a one-dimensional CTA), one lane of each warp
+  // (elect.sync), or not known.
+  enum class Selects { Unknown, OneThread, OnePerWarp };
+
+  /// What a predicate selects when true, and when false.
+  std::pair<Selects, Selects> predicateSelects(unsigned id, bool oneDimensional) {
+    int w = writerOf(id);
+    if (w < 0)
+      return {Selects::Unknown, Selects::Unknown};
+    const Inst &writer = fn.insts[w];
+    StringRef m = writer.effects->mnemonic;
+    if (m == "elect" && llvm::is_contained(writer.writes, id))
+      return {Selects::OnePerWarp, Selects::Unknown};
+    ArrayAttr mods = writer.op.getModifiers();
+    if (m != "setp" || mods.empty() || writer.writes.size() != 1 ||
+        writer.op.getPtxOperands().size() != 3 || !oneDimensional)
+      return {Selects::Unknown, Selects::Unknown};
+    bool tidAndConstant =
+        (writer.reads.size() == 1 && isTidX(writer.reads[0])) &&
+        (immediate(writer, 1) || immediate(writer, 2));
+    if (!tidAndConstant)
+      return {Selects::Unknown, Selects::Unknown};
+    StringRef cmp = cast<StringAttr>(mods[0]).getValue();
+    if (cmp == "eq")
+      return {Selects::OneThread, Selects::Unknown};
+    if (cmp == "ne")
+      return {Selects::Unknown, Selects::OneThread};
+    return {Selects::Unknown, Selects::Unknown};
+  }
+
+  /// How many threads execute instruction `i` each time the CTA (of
+  /// `threads` threads) passes it, where that is known: all of them (no
+  /// thread-dependent condition), one (%tid.x == K) or one per warp
+  /// (elect.sync), under a single condition.
+  std::optional<int64_t> executingThreads(unsigned i, int64_t threads,
+                                          bool oneDimensional) {
+    const Inst &inst = fn.insts[i];
+    const auto &deps = dependences[fn.blockOf(i)];
+    unsigned predicate;
+    bool whenTrue;
+    if (inst.predicated) {
+      if (!deps.empty())
+        return std::nullopt;
+      if (guardVariance[i] == 0)
+        return threads; // a uniform guard: all threads or none
+      predicate = inst.guard;
+      whenTrue = !inst.op.getGuardNegated();
+    } else if (deps.empty()) {
+      return threads;
+    } else if (deps.size() == 1 && deps[0].sides != 3) {
+      const Inst &branch = fn.insts[fn.blocks[deps[0].branch].end - 1];
+      // The target's side runs when the branch is taken.
+      bool targetSide = deps[0].sides == 1;
+      predicate = branch.guard;
+      whenTrue = targetSide != bool(branch.op.getGuardNegated());
+    } else {
+      return std::nullopt;
+    }
+    auto [onTrue, onFalse] = predicateSelects(predicate, oneDimensional);
+    switch (whenTrue ? onTrue : onFalse) {
+    case Selects::OneThread:
+      return 1;
+    case Selects::OnePerWarp:
+      return (threads + 31) / 32;
+    case Selects::Unknown:
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+
+  /// Whether block `b` is in a cycle of the control-flow graph.
+  bool inLoop(unsigned b) {
+    llvm::BitVector seen(fn.blocks.size());
+    SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
+    while (!work.empty()) {
+      unsigned next = work.pop_back_val();
+      if (next == b)
+        return true;
+      if (seen.test(next))
+        continue;
+      seen.set(next);
+      work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+    }
+    return false;
+  }
+
+  /// The index of an instruction's first address operand, or -1.
+  static int addressOperand(const Inst &inst) {
+    for (auto [i, operand] : llvm::enumerate(inst.op.getPtxOperands()))
+      if (isa<AddrAttr>(operand))
+        return i;
+    return -1;
+  }
+
+  void checkArrivalCounts() {
+    if (!(fn.events & kMbarrierInit) || !(fn.events & kMbarrierArrive))
+      return;
+    std::optional<std::array<int64_t, 3>> shape = ctaShape();
+    if (!shape || !computeDependences())
+      return;
+    // Threads that leave early (a ret or exit before the end) would not
+    // arrive: such kernels are not counted.
+    for (unsigned i = 0; i + 1 < fn.insts.size(); ++i)
+      if (fn.insts[i].is(kExit))
+        return;
+    int64_t threads = (*shape)[0] * (*shape)[1] * (*shape)[2];
+    bool oneDimensional = (*shape)[1] == 1 && (*shape)[2] == 1;
+    struct Barrier {
+      Operation *init = nullptr;
+      unsigned inits = 0;
+      std::optional<uint64_t> count;
+      SmallVector<unsigned, 1> arrivals; // every instruction that may arrive
+      bool waited = false;
+    };
+    llvm::MapVector<ConstAddress, Barrier> barriers;
+    llvm::DenseSet<StringAttr> unknownBases;
+    for (auto [i, inst] : llvm::enumerate(fn.insts)) {
+      ArrayAttr mods = inst.op.getModifiers();
+      StringRef first = mods.empty() ? "" : cast<StringAttr>(mods[0]).getValue();
+      StringRef m = inst.effects->mnemonic;
+      bool arrives = (m == "mbarrier" && first.starts_with("arrive")) ||
+                     inst.is(kCpAsyncMbarrierArrive) ||
+                     (m == "tcgen05" && first == "commit");
+      if (!arrives && !inst.is(kMbarrierInit) && !inst.is(kMbarrierWait))
+        continue;
+      int addr = addressOperand(inst);
+      std::optional<ConstAddress> at;
+      if (addr >= 0)
+        at = constAddress(inst, inst.op.getPtxOperands()[addr]);
+      if (!at) {
+        // Some barrier of this symbol (of any, when none is known) is
+        // reached in a way not known statically: its accounts are not.
+        StringAttr where = baseOf(inst, addr);
+        if (!where)
+          return;
+        unknownBases.insert(where);
+        continue;
+      }
+      Barrier &barrier = barriers[*at];
+      if (inst.is(kMbarrierInit)) {
+        ++barrier.inits;
+        barrier.init = inst.op;
+        barrier.count = immediate(inst, addr + 1);
+      } else if (inst.is(kMbarrierWait)) {
+        barrier.waited = true;
+      } else {
+        barrier.arrivals.push_back(i);
+      }
+    }
+    for (auto &[at, barrier] : barriers) {
+      if (barrier.inits != 1 || !barrier.count || !barrier.waited ||
+          barrier.arrivals.size() != 1 || unknownBases.contains(at.first))
+        continue;
+      unsigned i = barrier.arrivals[0];
+      const Inst &arrive = fn.insts[i];
+      // Only plain arrivals of this CTA's threads: a cluster-scoped one
+      // may come from other CTAs as well.
+      if (!arrive.is(kMbarrierArrive) ||
+          llvm::any_of(arrive.op.getModifiers().getAsValueRange<StringAttr>(),
+                       [](StringRef mod) { return mod == "shared::cluster"; }))
+        continue;
+      std::optional<int64_t> arriving = executingThreads(i, threads, oneDimensional);
+      if (!arriving)
+        continue;
+      uint64_t count = *barrier.count, n = *arriving;
+      std::string who = n == uint64_t(threads)
+                            ? "all " + std::to_string(n) + " threads of the CTA"
+                        : n == 1 ? std::string("one thread")
+                                 : std::to_string(n) + " threads (one per warp)";
+      if (n > count)
+        report("mbarrier-accounting", arrive.op, barrier.init,
+               "mbarrier " + describeAddress(at) + " is initialised at " +
+                   lineOf(barrier.init) + " to expect " +
+                   std::to_string(count) + " arrival" +
+                   (count == 1 ? "" : "s") + " per phase, but '" +
+                   opcodeOf(arrive.op) + "' here is executed by " + who +
+                   ": the phase completes before they have all arrived and "
+                   "the rest count toward the next one; initialise it with " +
+                   std::to_string(n) + " or let only " +
+                   std::to_string(count) + " thread" +
+                   (count == 1 ? "" : "s") + " arrive");
+      else if (n < count && !inLoop(fn.blockOf(i)))
+        report("mbarrier-accounting", arrive.op, barrier.init,
+               "mbarrier " + describeAddress(at) + " is initialised at " +
+                   lineOf(barrier.init) + " to expect " +
+                   std::to_string(count) + " arrivals per phase, but '" +
+                   opcodeOf(arrive.op) + "' here, its only arrival, is "
+                   "executed by " + who + ": the phase never completes and "
+                   "its wait hangs; initialise it with " + std::to_string(n));
+    }
+  }
+
+  //===------------------------------------------------------------------===//
   // divergent-barrier
   //===------------------------------------------------------------------===//
 
@@ -1201,7 +1764,7 @@ private:
     for (unsigned id : inst.reads)
       if (id != unsigned(inst.guard))
         level = std::max(level, levels[id]);
-    StringRef m = inst.op.getMnemonic();
+    StringRef m = inst.effects->mnemonic;
     ArrayRef<Attribute> mods = inst.op.getModifiers().getValue();
     auto hasMod = [&](StringRef v) {
       return llvm::any_of(mods, [&](Attribute a) {
@@ -1210,7 +1773,7 @@ private:
     };
     // Memory contents are assumed uniform (whether they are cannot be told):
     // only thread-index arithmetic makes a value vary.
-    if (!inst.effects.accesses.empty() && m != "atom")
+    if (!inst.effects->accesses.empty() && m != "atom")
       return 0;
     if (m == "atom" || m == "elect" || m == "match" ||
         (m == "shfl" && !(hasMod("idx") && immediate(inst, 2))))
@@ -1308,37 +1871,66 @@ private:
     return ipdom;
   }
 
-  void checkDivergentBarriers() {
-    bool any = llvm::any_of(fn.insts, [](const Inst &i) {
-      return i.effects.has("cta-barrier") || i.effects.has("warp-collective") ||
-             i.op.getMnemonic() == "wgmma";
-    });
-    if (!any || fn.blocks.size() > 4000 ||
-        fn.blocks.size() * fn.regs.size() > 50'000'000)
-      return; // too large for the quadratic analyses: say nothing
+  // Per block: the branches on a thread-dependent condition it is control
+  // dependent on (the branch's block), and from which side: bit 0 the
+  // branch target's, bit 1 the fall-through's.
+  struct Dependence {
+    unsigned branch;
+    uint8_t sides;
+  };
+  std::vector<SmallVector<Dependence, 1>> dependences;
+  std::optional<bool> dependencesKnown;
+
+  /// Computes `dependences` (and guardVariance); false when the function is
+  /// too large for these quadratic analyses.
+  bool computeDependences() {
+    if (dependencesKnown)
+      return *dependencesKnown;
+    dependencesKnown = fn.blocks.size() <= 4000 &&
+                       fn.blocks.size() * fn.regs.size() <= 50'000'000;
+    if (!*dependencesKnown)
+      return false;
     computeVariance();
     std::vector<int> ipdom = postDominators();
-    // Per block: the most divergent branch it depends on, and that branch.
-    std::vector<std::pair<uint8_t, Operation *>> under(fn.blocks.size(), {0, nullptr});
+    dependences.assign(fn.blocks.size(), {});
     for (unsigned b = 0; b < fn.blocks.size(); ++b) {
-      const Inst &last = fn.insts[fn.blocks[b].end - 1];
-      if (last.op.getMnemonic() != "bra" || !last.predicated ||
-          guardVariance[fn.blocks[b].end - 1] == 0 ||
-          fn.blocks[b].succs.size() < 2)
+      const Block &block = fn.blocks[b];
+      const Inst &last = fn.insts[block.end - 1];
+      if (!last.is(kBranch) || !last.predicated ||
+          guardVariance[block.end - 1] == 0 || block.succs.size() < 2 ||
+          block.succs[0] == block.succs[1])
         continue;
-      uint8_t level = guardVariance[fn.blocks[b].end - 1];
-      llvm::BitVector seen(fn.blocks.size());
-      SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
-      while (!work.empty()) {
-        unsigned next = work.pop_back_val();
-        if (int(next) == ipdom[b] || seen.test(next))
-          continue;
-        seen.set(next);
-        if (level > under[next].first)
-          under[next] = {level, last.op};
-        work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+      for (unsigned side = 0; side < 2; ++side) {
+        llvm::BitVector seen(fn.blocks.size());
+        SmallVector<unsigned> work{block.succs[side]};
+        while (!work.empty()) {
+          unsigned next = work.pop_back_val();
+          if (int(next) == ipdom[b] || seen.test(next))
+            continue;
+          seen.set(next);
+          auto &deps = dependences[next];
+          if (deps.empty() || deps.back().branch != b)
+            deps.push_back({b, 0});
+          deps.back().sides |= 1 << side;
+          work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+        }
       }
     }
+    return true;
+  }
+
+  void checkDivergentBarriers() {
+    if (!(fn.events & (kCtaBarrier | kWarpCollective | kWgmma)) ||
+        !computeDependences())
+      return; // too large for the quadratic analyses: say nothing
+    // Per block: the most divergent branch it depends on, and that branch.
+    std::vector<std::pair<uint8_t, Operation *>> under(fn.blocks.size(), {0, nullptr});
+    for (unsigned b = 0; b < fn.blocks.size(); ++b)
+      for (Dependence dep : dependences[b]) {
+        unsigned at = fn.blocks[dep.branch].end - 1;
+        if (guardVariance[at] > under[b].first)
+          under[b] = {guardVariance[at], fn.insts[at].op};
+      }
     for (unsigned b = 0; b < fn.blocks.size(); ++b)
       for (unsigned i = fn.blocks[b].begin; i < fn.blocks[b].end; ++i) {
         const Inst &inst = fn.insts[i];
@@ -1351,21 +1943,21 @@ private:
           continue;
         StringRef group;
         uint8_t allowed;
-        if (inst.effects.has("cta-barrier")) {
+        if (inst.is(kCtaBarrier)) {
           // A named barrier with a thread count: assumed to count the
           // warps that take a warp-uniform branch.
           bool counted = inst.op.getPtxOperands().size() >= 2 &&
                          !inst.op.getModifiers().getValue().empty() &&
-                         inst.op.getMnemonic() == "bar" &&
+                         inst.effects->mnemonic == "bar" &&
                          cast<StringAttr>(inst.op.getModifiers()[0]).getValue() == "sync";
-          counted |= inst.op.getMnemonic() == "barrier" &&
+          counted |= inst.effects->mnemonic == "barrier" &&
                      inst.op.getPtxOperands().size() >= 2;
           group = counted ? "the warps its thread count names" : "the CTA";
           allowed = counted ? 2 : 0;
-        } else if (inst.op.getMnemonic() == "wgmma") {
+        } else if (inst.effects->mnemonic == "wgmma") {
           group = "the warpgroup";
           allowed = 1;
-        } else if (inst.effects.has("warp-collective")) {
+        } else if (inst.is(kWarpCollective)) {
           group = "the warp";
           allowed = 2;
         } else {
@@ -1390,9 +1982,10 @@ private:
 
 std::vector<Hazard> pyptx::findHazards(Operation *op) {
   std::vector<Hazard> hazards;
+  OpcodeCache cache;
   op->walk([&](FuncOp func) {
     if (!func.isDeclaration())
-      Checker(func, hazards).run();
+      Checker(func, cache, hazards).run();
   });
   return hazards;
 }

@@ -85,4 +85,67 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst cp.async.bulk.wait_group.read (0)
     pyptx.inst ret
   }
+
+  // cuda::memcpy_async with a barrier: cp.async.mbarrier.arrive makes the
+  // mbarrier track the copy; a read before the wait warns, one after it
+  // does not.
+  pyptx.func visible entry @mbarrier_tracked(param u64 @in) {
+    %rd0, %rd1 = pyptx.reg b64 "%rd"<2>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.mbarrier.arrive.shared.b64 ([@buf+512])
+    pyptx.inst mbarrier.arrive.shared.b64 (%rd1, [@buf+512]) : b64
+    // expected-warning @+1 {{async-copy-pending: 'ld.shared.u32' reads shared memory that the cp.async}}
+    pyptx.inst ld.shared.u32 (%r0, [@buf]) : b32
+    pyptx.label @"$L_wait"
+    pyptx.inst mbarrier.test_wait.shared.b64 (%p0, [@buf+512], %rd1) : pred, b64
+    pyptx.inst if not %p0 bra (@"$L_wait")
+    pyptx.inst ld.shared.u32 (%r1, [@buf+4]) : b32
+    pyptx.inst ret
+  }
+
+  // A waited prologue, then a loop that commits copies and never waits
+  // again: the reads in the loop may see a copy still landing.
+  pyptx.func visible entry @loop_never_waits(param u64 @in) {
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst mov.u32 (%r0, 0) : b32
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (0)
+    pyptx.label @"$L_k"
+    pyptx.inst cp.async.ca.shared.global ([@buf+16], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    // expected-warning @+1 {{async-copy-pending: 'ld.shared.u32' reads shared memory that the cp.async at line}}
+    pyptx.inst ld.shared.u32 (%r1, [@buf]) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst setp.lt.u32 (%p0, %r0, 8) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_k")
+    pyptx.inst ret
+  }
+
+  // Clean: the loop waits for all but the newest group before reading.
+  pyptx.func visible entry @loop_waits(param u64 @in) {
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %r0, %r1 = pyptx.reg b32 "%r"<2>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@in]) : b64
+    pyptx.inst mov.u32 (%r0, 0) : b32
+    pyptx.inst cp.async.ca.shared.global ([@buf], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (0)
+    pyptx.label @"$L_k"
+    pyptx.inst cp.async.ca.shared.global ([@buf+16], [%rd0], 16) : b64
+    pyptx.inst cp.async.commit_group
+    pyptx.inst cp.async.wait_group (1)
+    pyptx.inst ld.shared.u32 (%r1, [@buf]) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst setp.lt.u32 (%p0, %r0, 8) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_k")
+    pyptx.inst ret
+  }
 }

@@ -39,4 +39,20 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
     pyptx.inst ret
   }
+
+  // Clean: an elected lane's atomic broadcast by shfl.sync.idx; the other
+  // lanes' copies of %r1 are never written, and shfl reads the leader's.
+  pyptx.func visible entry @broadcast(param u64 @out) {
+    %r0, %r1, %r2 = pyptx.reg b32 "%r"<3>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst elect.sync (%r0 | %p0, -1) : b32, pred
+    pyptx.inst if not %p0 bra (@"$L_join")
+    pyptx.inst atom.global.add.u32 (%r1, [%rd0], 1) : b32, b64
+    pyptx.label @"$L_join"
+    pyptx.inst shfl.sync.idx.b32 (%r2 | %p1, %r1, %r0, 31, -1) : b32, pred, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
 }

@@ -27,7 +27,7 @@ namespace pyptx {
 /// One finding.
 struct Hazard {
   /// "wgmma-pending", "async-proxy", "async-copy-pending", "tcgen05-pending",
-  /// "divergent-barrier" or "uninitialized".
+  /// "divergent-barrier", "mbarrier-accounting" or "uninitialized".
   std::string kind;
   /// What is wrong and the fix, naming `cause` by its line.
   std::string message;

@@ -102,6 +102,12 @@ def : Mem<"cp.async", "read", "$second", 1, "generic", "cp-async">;
 def : Event<"cp.async.commit_group", "cp-async-commit">;
 def : Event<"cp.async.wait_group", "cp-async-wait">;
 def : Event<"cp.async.wait_all", "cp-async-wait-all">;
+// Or by an mbarrier: cp.async.mbarrier.arrive makes the barrier track the
+// thread's earlier cp.async copies, and a wait on the barrier's phase then
+// sees them complete.
+def : Event<"cp.async.mbarrier.arrive", "cp-async-mbarrier-arrive">;
+def : Event<"mbarrier.test_wait", "mbarrier-wait">;
+def : Event<"mbarrier.try_wait", "mbarrier-wait">;
 
 // Bulk and TMA copies (sm_90): the async proxy. To shared memory they
 // complete on an mbarrier (the last operand); to global memory they are
