@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the pyptx wheel for one CPython (default: python3; e.g.
 # `scripts/build-wheel.sh 3.12` uses pyenv's 3.12, the GPU machine's) into
-# .whl/. The wheel links MLIR statically and installs without LLVM.
+# .whl/. The wheel links MLIR statically and installs without LLVM; it is
+# tagged linux_x86_64 and needs this machine's glibc. The manylinux wheels
+# that install anywhere: scripts/build-wheels.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null

@@ -45,12 +45,12 @@ if [[ ! -x /usr/lib/llvm-22/bin/mlir-tblgen ]]; then
   exit 1
 fi
 
-# Python: the module builds against the python3 on PATH and jax's XLA FFI
-# headers, and the pytest suite needs pytest and numpy, PyTorch (a CPU
-# build: custom op, fake tensors, torch.compile) and jax (CPU: lowering for
-# CUDA) -- pip, into that Python, only what is missing. jax is pinned low:
-# the JAX handler runs under the jaxlib whose headers it was built with and
-# later ones only.
+# Python: the module builds against the python3 on PATH, and the pytest
+# suite needs pytest and numpy, PyTorch (a CPU build: custom op, fake
+# tensors, torch.compile) and jax (CPU: lowering for CUDA) -- pip, into that
+# Python, only what is missing. jax is pinned low: the JAX handler is built
+# against jaxlib 0.10.2's FFI headers (third_party/xla) and runs under that
+# jaxlib and later ones only.
 py_missing=()
 for mod in pybind11 pytest numpy; do
   python3 -c "import $mod" 2>/dev/null || py_missing+=("$mod")

@@ -21,7 +21,7 @@ Namespaces: ``kernel`` (the decorator), ``reg`` (registers), ``smem``
 """
 import os as _os
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 
 def _extend_path():

@@ -5,8 +5,14 @@
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) {
+    os << "pyptx-opt " PYPTX_VERSION " (MLIR " LLVM_VERSION_STRING ")\n";
+  });
   mlir::DialectRegistry registry;
   registry.insert<pyptx::PTXDialect>();
   pyptx::registerPTXAnalysisPasses();
