@@ -425,7 +425,11 @@ def _register(k, template, writes=()) -> str:
     tensors = [f"Tensor(a{i}!) {n}" if n in writes else f"Tensor {n}"
                for i, n in enumerate(names)]
     schema = "(" + ", ".join(tensors + [f"{t} {n}" for t, n in zip(raw_types, raw_names)])
-    schema += ") -> " + ("()" if n_out == 0 else "Tensor" if n_out == 1 else "Tensor[]")
+    # Several outputs are a tuple, not Tensor[]: functionalization refuses an
+    # op that both writes an input and returns a list (torch.library.opcheck's
+    # aot_dispatch test says the list carries an alias annotation).
+    schema += ") -> " + ("()" if n_out == 0 else "Tensor" if n_out == 1
+                         else "(" + ", ".join(["Tensor"] * n_out) + ")")
     out_dtypes = [torch_dtype(t.dtype) for t in k.out_specs]
     plain = not template and not raw_names
 
@@ -439,9 +443,9 @@ def _register(k, template, writes=()) -> str:
         if plain and fast is not None:
             result = fast(args, None)
             if result is not NotImplemented:
-                return list(result) if isinstance(result, tuple) else result
+                return tuple(result) if isinstance(result, list) else result
         result = run.eager(args[:n_in], args[n_in:], template, remember=plain)
-        return list(result) if isinstance(result, tuple) else result
+        return tuple(result) if isinstance(result, list) else result
 
     def fake(*args):
         bound = bind_shapes(k, [tuple(t.shape) for t in args[:n_in]], names)
@@ -449,7 +453,7 @@ def _register(k, template, writes=()) -> str:
                 for shape, dtype in zip(output_shapes(k, bound), out_dtypes)]
         if n_out == 0:
             return None
-        return outs[0] if n_out == 1 else outs
+        return outs[0] if n_out == 1 else tuple(outs)
 
     # A plain Library op, not torch.library.custom_op: custom_op wraps every
     # call in Python (its autograd, ADInplaceOrView and device layers), which
