@@ -50,6 +50,11 @@ _SAME_SHAPE = ("the PTX ISA (wgmma.fence): a fence is needed between a register 
                "register accesses across multiple wgmma.mma_async instructions of the same "
                "shape\": between this K step's wgmmas and the previous one's nothing else "
                "touches the accumulators")
+_EARLIER_FENCE = ("the PTX ISA (wgmma.fence): it orders \"prior accesses to any warpgroup "
+                  "registers\" before later wgmma accesses to them; the earlier wgmma.fence of "
+                  "the same loop step lies after every access to this wgmma's registers (the "
+                  "previous step's), with only wgmma.mma_async on other registers and address "
+                  "arithmetic between")
 MUTANT_HARMLESS: dict[tuple[str, str, int], str] = {
     ("examples.blackwell.tcgen05_alloc_mma:build_tcgen05_alloc_mma", "fence.mbarrier_init", 1):
         _AFTER_PROXY_FENCE,
@@ -63,6 +68,10 @@ MUTANT_HARMLESS: dict[tuple[str, str, int], str] = {
     ("examples.hopper.grouped_gemm:build_grouped_gemm", "wgmma.fence", 2): _SAME_SHAPE,
     ("examples.hopper.gemm:build_gemm[('cluster', 1), ('epilogue', 'direct')]", "wgmma.fence", 2):
         _SAME_SHAPE,
+    # dP = dO V^T after S = Q K^T (occurrences 2, 7: both consumer paths), and dQ = dS K
+    # after dK's wgmma (5, 10)
+    **{("examples.hopper.flash_attention_bwd:build_main", "wgmma.fence", n): _EARLIER_FENCE
+       for n in (2, 5, 7, 10)},
 }
 
 
