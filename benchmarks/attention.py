@@ -45,7 +45,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, run_child  # noqa: E402
+from harness import fmt, report_child, run_child  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
@@ -159,14 +159,7 @@ def spawn(D, args):
            "--seqs", args.seqs, "--tokens", str(args.tokens), "--heads", str(args.heads),
            "--reps", str(args.reps), "--variants", args.variants]
     rows, status, err, seconds = run_child(cmd, args.timeout)
-    for r in rows:
-        print(f"  {r['config']}: " + ", ".join(
-            f"{k[:-7]} {r[k]:.1f}" for k in r if k.endswith("_tflops")) + " TFLOP/s"
-            + (f" ERROR {r['error']}" if "error" in r else ""), flush=True)
-    print(f"[D={D}] exit {status} in {seconds:.0f} s, {len(rows)} results",
-          flush=True)
-    if status != 0:
-        print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+    report_child(f"D={D}", rows, status, err, seconds)
     return rows, status == "timeout"
 
 

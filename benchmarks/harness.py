@@ -57,5 +57,17 @@ def run_child(cmd, timeout):
     return rows, status, err, time.time() - t0
 
 
+def report_child(label, rows, status, err, seconds):
+    """Prints a child's rows (its TFLOP/s figures, or its error) as they come,
+    then how it ended and, if it failed, the end of its stderr."""
+    for r in rows:
+        print(f"  {r['config']}: " + ", ".join(
+            f"{k[:-7]} {r[k]:.1f}" for k in r if k.endswith("_tflops")) + " TFLOP/s"
+            + (f" ERROR {r['error']}" if "error" in r else ""), flush=True)
+    print(f"[{label}] exit {status} in {seconds:.0f} s, {len(rows)} results", flush=True)
+    if status != 0:
+        print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+
+
 def fmt(x, spec=".1f"):
     return "-" if x is None else format(x, spec)
