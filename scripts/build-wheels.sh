@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the manylinux wheels of pyptx-mlir, one per CPython found (3.11 and
-# later: pyenv's under ~/.pyenv/versions, or those given as arguments, e.g.
+# later: pyenv's under ~/.pyenv/versions and the 3.14 that
+# scripts/python314-from-debian.sh made, or those given as arguments, e.g.
 # `scripts/build-wheels.sh /opt/python3.14/bin/python3`), into dist/.
 #
 # Each wheel links against the glibc of Debian 11 (2.31; a sysroot of its
@@ -55,7 +56,8 @@ export PATH=$TOOLS/bin:$PATH
 
 PYTHONS=("$@")
 if ((${#PYTHONS[@]} == 0)); then
-  for py in "$HOME"/.pyenv/versions/3.*/bin/python3; do
+  SID=${PYPTX_SID_ROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/pyptx/chroot-sid}
+  for py in "$HOME"/.pyenv/versions/3.*/bin/python3 "$SID"/opt/host-venv/bin/python3.14; do
     "$py" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
       && PYTHONS+=("$py")
   done

@@ -13,7 +13,11 @@ cd "$(dirname "$0")/.."
 CHROOT=${PYPTX_CHROOT:-${XDG_CACHE_HOME:-$HOME/.cache}/pyptx/chroot-bullseye}
 WHEEL=${1:-$(ls -t dist/pyptx_mlir-*-cp311-*manylinux*.whl 2>/dev/null | head -1)}
 [[ -f $WHEEL ]] || { echo "no wheel (scripts/build-wheels.sh makes them)" >&2; exit 1; }
-PY=/opt/python3.11/bin/python3.11
+# Another interpreter already in $PYPTX_CHROOT: $PYPTX_CHECK_PYTHON, e.g. the
+# cp314 wheel in scripts/python314-from-debian.sh's sid root (glibc 2.43):
+#   PYPTX_CHROOT=~/.cache/pyptx/chroot-sid PYPTX_CHECK_PYTHON=/usr/bin/python3.14 \
+#     scripts/check-wheel-oldglibc.sh dist/pyptx_mlir-*-cp314-*.whl
+PY=${PYPTX_CHECK_PYTHON:-/opt/python3.11/bin/python3.11}
 BUILD_DEPS=gcc,make,libc6-dev,zlib1g-dev,libffi-dev,libssl-dev,libbz2-dev,liblzma-dev
 START=$SECONDS
 
