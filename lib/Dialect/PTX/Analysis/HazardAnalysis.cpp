@@ -19,7 +19,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <array>
 #include <deque>
@@ -745,7 +747,84 @@ private:
     }
   };
 
+  static std::optional<int64_t> signedImmediate(const Inst &inst, unsigned i) {
+    ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
+    if (i < operands.size())
+      if (auto imm = dyn_cast<ImmAttr>(operands[i]))
+        return imm.getValue();
+    return std::nullopt;
+  }
+
+  /// Whether `setp.CMP` of two known integers is true (nullopt: a
+  /// comparison or type not decided here).
+  static std::optional<bool> compare(const Inst &setp, int64_t a, int64_t b) {
+    StringRef cmp, type;
+    for (StringRef m : setp.op.getModifiers().getAsValueRange<StringAttr>()) {
+      if (llvm::is_contained({"eq", "ne", "lt", "le", "gt", "ge"}, m))
+        cmp = m;
+      else if (llvm::is_contained({"u32", "u64", "s32", "s64"}, m))
+        type = m;
+    }
+    if (cmp.empty() || type.empty() || (type[0] == 'u' && (a < 0 || b < 0)))
+      return std::nullopt;
+    return llvm::StringSwitch<bool>(cmp)
+        .Case("eq", a == b).Case("ne", a != b).Case("lt", a < b)
+        .Case("le", a <= b).Case("gt", a > b).Default(a >= b);
+  }
+
+  /// The blocks, where a counted loop whose first test is known (`mov %i,
+  /// START` before a header `setp.CMP %p, %i, BOUND; @%p bra EXIT`, both
+  /// immediates: ptx.range_ with trace-time bounds) is entered through a
+  /// copy of its header whose only successor is the side the first test
+  /// takes. The loop's body then runs at least once on every path, and a
+  /// register it writes is not reported as unwritten after the loop.
+  std::vector<Block> blocksWithKnownLoopEntries() {
+    std::vector<Block> blocks = fn.blocks;
+    for (unsigned h = 0; h < fn.blocks.size(); ++h) {
+      const Block &header = fn.blocks[h];
+      if (header.end - header.begin != 2 || header.succs.size() != 2)
+        continue;
+      const Inst &test = fn.insts[header.begin];
+      const Inst &branch = fn.insts[header.begin + 1];
+      SmallVector<unsigned, 4> counter = fn.regsOf(test, 1);
+      std::optional<int64_t> bound = signedImmediate(test, 2);
+      if (test.effects->mnemonic != "setp" || test.predicated ||
+          test.writes.size() != 1 || branch.effects->mnemonic != "bra" ||
+          branch.guard != int(test.writes[0]) || counter.size() != 1 || !bound)
+        continue;
+      for (unsigned p = 0; p < fn.blocks.size(); ++p) {
+        Block &entry = blocks[p];
+        if (p == h || fn.blocks[p].end != header.begin ||
+            !llvm::is_contained(entry.succs, h))
+          continue;
+        std::optional<int64_t> start;
+        for (unsigned i = fn.blocks[p].end; i-- > fn.blocks[p].begin;) {
+          const Inst &inst = fn.insts[i];
+          if (!llvm::is_contained(inst.writes, counter[0]))
+            continue;
+          if (inst.effects->mnemonic == "mov" && !inst.predicated)
+            start = signedImmediate(inst, 1);
+          break;
+        }
+        std::optional<bool> value = start ? compare(test, *start, *bound) : std::nullopt;
+        if (!value)
+          continue;
+        bool taken = *value != bool(branch.op.getGuardNegated());
+        unsigned fallThrough = fn.blockOf(header.end);
+        unsigned target = header.succs[0] == fallThrough ? header.succs[1] : header.succs[0];
+        unsigned side = taken ? target : fallThrough;
+        llvm::replace(entry.succs, h, unsigned(blocks.size()));
+        blocks.push_back(Block{header.begin, header.end, {side}});
+      }
+    }
+    return blocks;
+  }
+
   void checkUninitialized() {
+    // Solved over the blocks with known loop entries; the function's own
+    // blocks are put back after.
+    std::vector<Block> own = std::exchange(fn.blocks, blocksWithKnownLoopEntries());
+    auto restore = llvm::make_scope_exit([&] { fn.blocks = std::move(own); });
     BitState entry{llvm::BitVector(fn.regs.size())};
     for (unsigned id = 0; id < fn.regs.size(); ++id)
       if (fn.declared[id])

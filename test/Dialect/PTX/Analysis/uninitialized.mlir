@@ -55,4 +55,44 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
     pyptx.inst ret
   }
+
+  // Clean: a counted loop whose first test is known (0 < 4: ptx.range_ with
+  // trace-time bounds) runs its body at least once, so %r1 is written.
+  pyptx.func visible entry @counted_loop(param u64 @out) {
+    %r0, %r1, %r2 = pyptx.reg b32 "%r"<3>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, 0) : b32
+    pyptx.label @"$L_loop"
+    pyptx.inst setp.ge.u32 (%p0, %r0, 4) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_end")
+    pyptx.inst mov.u32 (%r1, 7) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst bra.uni (@"$L_loop")
+    pyptx.label @"$L_end"
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // A counted loop whose first test is known to skip it (4 >= 4).
+  pyptx.func visible entry @empty_loop(param u64 @out) {
+    %r0, %r1, %r2 = pyptx.reg b32 "%r"<3>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0 = pyptx.reg pred "%p"<1>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, 4) : b32
+    pyptx.label @"$L_loop"
+    pyptx.inst setp.ge.u32 (%p0, %r0, 4) : pred, b32
+    pyptx.inst if %p0 bra (@"$L_end")
+    pyptx.inst mov.u32 (%r1, 7) : b32
+    pyptx.inst add.u32 (%r0, %r0, 1) : b32, b32
+    pyptx.inst bra.uni (@"$L_loop")
+    pyptx.label @"$L_end"
+    // expected-warning @+1 {{uninitialized: 'add.u32' reads %r1, which is not written on some path from the function's start; write it first on every path (e.g. mov %r1, 0)}}
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
 }
