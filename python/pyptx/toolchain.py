@@ -25,6 +25,7 @@ import sys
 import time
 
 from pyptx._log import logger
+from pyptx.errors import PyptxError
 
 # Where the toolkit's programs are sought last.
 TOOL_DIRS = ("/usr/local/cuda/bin",)
@@ -39,7 +40,7 @@ WHEEL_DIRS = {"ptxas": ("nvidia", "cuda_nvcc", "bin"),
               "nvdisasm": ("nvidia", "cuda_nvdisasm", "bin")}
 
 
-class ToolFailed(RuntimeError):
+class ToolFailed(PyptxError, RuntimeError):
     """A tool exited non-zero; ``output`` is what it printed."""
 
     def __init__(self, message, output):
@@ -47,7 +48,7 @@ class ToolFailed(RuntimeError):
         self.output = output
 
 
-class ToolNotFound(RuntimeError):
+class ToolNotFound(PyptxError, RuntimeError):
     """A CUDA toolkit program was not found; ``tried`` lists (place, what
     was found there)."""
 

@@ -105,3 +105,25 @@ def test_every_pyptx_error_derives_from_pyptx_error():
     with pytest.raises(PyptxError) as info:
         module.raw(func, "bogus.u32 %r1;")
     assert type(info.value).__name__ == "PTXError"
+
+
+def test_every_exception_class_of_the_package_is_a_pyptx_error():
+    """Walks every module of the package: an exception class defined there
+    (warnings aside) derives from PyptxError."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import pyptx
+
+    strays = []
+    for info in pkgutil.walk_packages(pyptx.__path__, "pyptx."):
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # an optional framework (jax, torch) is missing
+            continue
+        for name, cls in inspect.getmembers(module, inspect.isclass):
+            if (cls.__module__ == module.__name__ and issubclass(cls, BaseException)
+                    and not issubclass(cls, Warning) and not issubclass(cls, PyptxError)):
+                strays.append(f"{module.__name__}.{name}")
+    assert not strays, strays

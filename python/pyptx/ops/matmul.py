@@ -26,13 +26,14 @@ import os
 import sys
 
 from ..pipeline.hopper_gemm import build_gemm, plan_gemm
+from ..errors import PyptxError
 from ..types import bf16, f32
 
 ACTIVATIONS = (None, "gelu", "silu")
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class MatmulError(ValueError):
+class MatmulError(PyptxError, ValueError):
     """Bad input to pyptx.ops.matmul; the message starts at the caller's line."""
 
 
