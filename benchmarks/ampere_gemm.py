@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import csv
 import json
 import os
 import re
@@ -41,7 +40,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, input_sets, run_child, time_calls  # noqa: E402
+from harness import fmt, input_sets, run_child, time_calls, write_results  # noqa: E402
 
 SIZES = [2048, 4096, 8192]
 
@@ -175,22 +174,10 @@ def table(rows):
 
 
 def write_files(rows, out, device):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "ampere_gemm.json"), "w") as f:
-        json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["variant", "shape", "ours_tflops", "ref_tflops", "ratio", "rel_err", "ours_ms",
             "ref_ms", "build_s", "error"]
-    with open(os.path.join(out, "ampere_gemm.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, keys, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no PNG, see ampere_gemm.csv")
+    plt = write_results(out, "ampere_gemm", device, rows, keys)
+    if plt is None:
         return
     good = [r for r in rows if "error" not in r]
     fig, ax = plt.subplots(figsize=(9, 5.5))

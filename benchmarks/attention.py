@@ -32,7 +32,6 @@ and not; sdpa's flash backend beside the dense and GQA ones.
 from __future__ import annotations
 
 import argparse
-import csv
 import itertools
 import json
 import math
@@ -45,7 +44,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, report_child, run_child  # noqa: E402
+from harness import fmt, report_child, run_child, write_results  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
@@ -185,26 +184,14 @@ def table(rows, variants):
 
 
 def write_files(rows, out, device, variants):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "attention.json"), "w") as f:
-        json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["config", "B", "H", "S", "D", "causal", "ours_tflops", "flash_tflops",
             "cudnn_tflops", "ratio_flash", "ratio_cudnn", "ours_ms", "flash_ms", "cudnn_ms",
             "rel_err_f64_tail", "rel_err_vs_flash", "rel_err_vs_cudnn"] + [
         f"{v}_{what}" for v in variants for what in ("tflops", "ms", "rel_err_f64_tail",
                                                      "build_s")] + [
         "flash_error", "cudnn_error", "error"]
-    with open(os.path.join(out, "attention.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, keys, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no PNG, see attention.csv")
+    plt = write_results(out, "attention", device, rows, keys)
+    if plt is None:
         return
     good = [r for r in rows if "error" not in r]
     fig, ax = plt.subplots(figsize=(12, 5))

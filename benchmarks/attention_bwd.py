@@ -28,7 +28,6 @@ usage: attention_bwd.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,1
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -38,7 +37,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, report_child, run_child  # noqa: E402
+from harness import fmt, report_child, run_child, write_results  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernels' variants: name -> kernels_for keyword arguments; the first is "ours"
@@ -186,26 +185,14 @@ def table(rows):
 
 
 def write_files(rows, out, device):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "attention_bwd.json"), "w") as f:
-        json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["config", "B", "H", "S", "D", "causal", "ours_tflops", "flash_tflops",
             "cudnn_tflops", "ratio_flash", "ratio_cudnn", "main_tflops", "ours_ms", "main_ms",
             "flash_ms", "cudnn_ms", "rel_err_dq_vs_flash", "rel_err_dk_vs_flash",
             "rel_err_dv_vs_flash", "build_s"] + [
         f"{v}_{what}" for v in VARIANTS for what in ("tflops", "ms", "rel_err_dq_vs_ours")] + [
         "flash_error", "cudnn_error", "error"]
-    with open(os.path.join(out, "attention_bwd.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, keys, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no PNG, see attention_bwd.csv")
+    plt = write_results(out, "attention_bwd", device, rows, keys)
+    if plt is None:
         return
     good = [r for r in rows if "error" not in r]
     fig, ax = plt.subplots(figsize=(12, 5))

@@ -30,7 +30,6 @@ usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import statistics
@@ -40,7 +39,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, input_sets, run_child, time_calls  # noqa: E402
+from harness import fmt, input_sets, run_child, time_calls, write_results  # noqa: E402
 
 DENSE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (6144, 6144, 6144),
                 (8192, 8192, 8192), (8192, 8192, 1024)]
@@ -461,23 +460,11 @@ def table(rows):
 
 
 def write_files(rows, out, device):
-    os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "gemm.json"), "w") as f:
-        json.dump(dict(device=device, rows=rows), f, indent=1)
     keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
             "loop_tflops", "bound_tflops", "copy_tbps", "ours_tbps", "ours_l2warm_tflops",
             "rel_err", "ours_ms", "ref_ms", "bn", "split_k", "error"]
-    with open(os.path.join(out, "gemm.csv"), "w", newline="") as f:
-        w = csv.DictWriter(f, keys, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow(r)
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no PNG, see gemm.csv")
+    plt = write_results(out, "gemm", device, rows, keys)
+    if plt is None:
         return
     dense = [r for r in rows if r["kind"] == "dense" and "error" not in r]
     other = [r for r in rows if r["kind"].startswith("grouped") and "error" not in r]

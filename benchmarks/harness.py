@@ -69,5 +69,29 @@ def report_child(label, rows, status, err, seconds):
         print("\n".join(err.strip().splitlines()[-15:]), flush=True)
 
 
+def write_results(out, stem, device, rows, keys):
+    """Writes OUT/STEM.json (the device and every row) and OUT/STEM.csv (the
+    columns `keys`); returns matplotlib's pyplot for the PNG, or None (with a
+    message) where matplotlib is not installed."""
+    import csv
+    import os
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"{stem}.json"), "w") as f:
+        json.dump(dict(device=device, rows=rows), f, indent=1)
+    with open(os.path.join(out, f"{stem}.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, keys, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow(r)
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: no PNG, see {stem}.csv")
+        return None
+    return plt
+
+
 def fmt(x, spec=".1f"):
     return "-" if x is None else format(x, spec)
