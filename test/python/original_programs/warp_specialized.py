@@ -60,6 +60,10 @@ def build(M, N):
             with ptx.if_(tid == 0):
                 pipe = ptx.pipeline(STAGES, phase=reg.scalar(u32, init=1))
                 k = reg.scalar(u32, init=0)
+                # The descriptors are read in both the unrolled loop and its
+                # remainder: made here, before either (made inside the loop,
+                # a single K tile would skip it and read them unwritten).
+                a_desc, b_desc = A.tma_desc(), B_T.tma_desc()
 
                 def produce():
                     stage, phase = pipe.advance()
@@ -67,9 +71,9 @@ def build(M, N):
                     slot = full.at(stage)
                     slot.arrive_expect_tx(A_SLOT + B_SLOT)
                     ptx.cp.async_.bulk.tensor_2d(dst=smem_base + (stage << 13),
-                                                 src=A.tma_desc(), coord=(k, m0), mbar=slot)
+                                                 src=a_desc, coord=(k, m0), mbar=slot)
                     ptx.cp.async_.bulk.tensor_2d(dst=smem_base + B_OFF + (stage << 13),
-                                                 src=B_T.tma_desc(), coord=(k, n0), mbar=slot)
+                                                 src=b_desc, coord=(k, n0), mbar=slot)
                     ptx.inst.add.u32(k, k, BK)
 
                 ptx.kloop(k_tiles, unroll=2, loop_label="produce", body=produce)

@@ -738,14 +738,173 @@ private:
   // uninitialized: a register read on some path before any write.
   //===------------------------------------------------------------------===//
 
-  struct BitState {
+  /// A fact on every path to a point: predicate class `fact / 2` holds the
+  /// value `fact % 2`.
+  using Fact = unsigned;
+  static Fact factOf(unsigned predicateClass, bool value) {
+    return 2 * predicateClass + value;
+  }
+
+  /// The registers that may be unwritten. Each is unwritten only on paths
+  /// where every fact of `known` holds (all paths to here do); one in
+  /// `cond` only where that fact holds too. A branch on the same predicate
+  /// later decides it: written under `if p`, read under a later `if p`.
+  struct UnwrittenState {
     llvm::BitVector bits;
-    bool join(const BitState &other) {
-      llvm::BitVector before = bits;
+    llvm::DenseMap<unsigned, Fact> cond;
+    SmallVector<Fact, 4> known;
+
+    bool knows(Fact fact) const { return llvm::is_contained(known, fact); }
+
+    /// A fact of `mine` the other side contradicts, else one it lacks.
+    static std::optional<Fact> telling(ArrayRef<Fact> mine, ArrayRef<Fact> theirs) {
+      for (Fact f : mine)
+        if (llvm::is_contained(theirs, f ^ 1))
+          return f;
+      for (Fact f : mine)
+        if (!llvm::is_contained(theirs, f))
+          return f;
+      return std::nullopt;
+    }
+
+    bool join(const UnwrittenState &other) {
+      // Unwritten on one side only: under that side's facts.
+      llvm::BitVector mineOnly = bits, theirsOnly = other.bits;
+      mineOnly.reset(other.bits);
+      theirsOnly.reset(bits);
+      if (std::optional<Fact> fact = telling(known, other.known))
+        for (unsigned id : mineOnly.set_bits())
+          cond.try_emplace(id, *fact);
+      std::optional<Fact> theirFact = telling(other.known, known);
+      for (unsigned id : theirsOnly.set_bits()) {
+        if (auto it = other.cond.find(id); it != other.cond.end())
+          cond[id] = it->second;
+        else if (theirFact)
+          cond[id] = *theirFact;
+      }
+      bool changed = theirsOnly.any();
+      // Unwritten on both sides: a fact both conditions hold, if any.
+      SmallVector<unsigned> common;
+      const llvm::DenseMap<unsigned, Fact> *sides[] = {&cond, &other.cond};
+      for (const auto *side : sides)
+        for (auto [id, f] : *side)
+          if (bits.test(id) && other.bits.test(id))
+            common.push_back(id);
+      for (unsigned id : common) {
+        auto theirs = other.cond.find(id);
+        std::optional<Fact> was, merged;
+        if (auto mine = cond.find(id); mine != cond.end())
+          was = mine->second;
+        if (was && (other.knows(*was) || (theirs != other.cond.end() && theirs->second == *was)))
+          merged = was;
+        else if (theirs != other.cond.end() && knows(theirs->second))
+          merged = theirs->second;
+        if (merged == was)
+          continue;
+        changed = true;
+        if (merged)
+          cond[id] = *merged;
+        else
+          cond.erase(id);
+      }
       bits |= other.bits;
-      return bits != before;
+      SmallVector<Fact, 4> both;
+      for (Fact f : known)
+        if (other.knows(f))
+          both.push_back(f);
+      changed |= both.size() != known.size();
+      known = std::move(both);
+      return changed;
+    }
+
+    /// On an edge where `fact` holds.
+    void assume(Fact fact) {
+      if (knows(fact ^ 1)) { // no path to here takes this edge
+        bits.reset();
+        cond.clear();
+        return;
+      }
+      SmallVector<unsigned> written;
+      for (auto [id, f] : cond)
+        if (f == (fact ^ 1))
+          written.push_back(id);
+      for (unsigned id : written) {
+        cond.erase(id);
+        bits.reset(id);
+      }
+      forget(fact / 2);
+      known.push_back(fact);
+    }
+
+    /// The predicate of `predicateClass` is written again.
+    void forget(unsigned predicateClass) {
+      llvm::erase_if(known, [&](Fact f) { return f / 2 == predicateClass; });
+      SmallVector<unsigned> stale;
+      for (auto [id, f] : cond)
+        if (f / 2 == predicateClass)
+          stale.push_back(id);
+      for (unsigned id : stale)
+        cond.erase(id);
     }
   };
+
+  /// Each register's predicate class. Predicates each written once, by
+  /// the same setp of registers that are themselves written once outside
+  /// any loop (the `setp.eq.u32 %p, %tid, 0` of each `if_(tid == 0)`),
+  /// hold the same value wherever they are set: they share a class, which
+  /// `stable` marks (its value never changes once set). Any other register
+  /// is its own class.
+  std::vector<unsigned> predicateClasses(llvm::BitVector &stable) {
+    unsigned n = fn.regs.size();
+    std::vector<unsigned> classes(n), writes(n, 0), writer(n, 0);
+    for (unsigned id = 0; id < n; ++id)
+      classes[id] = id;
+    stable.resize(n);
+    for (auto [i, inst] : llvm::enumerate(fn.insts))
+      for (unsigned id : inst.writes) {
+        writes[id] += inst.predicated ? 2 : 1;
+        writer[id] = i;
+      }
+    std::vector<int8_t> cyclic(fn.blocks.size(), -1);
+    auto inLoop = [&](unsigned b) {
+      if (cyclic[b] < 0) {
+        llvm::BitVector seen(fn.blocks.size());
+        SmallVector<unsigned> work(fn.blocks[b].succs.begin(), fn.blocks[b].succs.end());
+        cyclic[b] = 0;
+        while (!work.empty() && !cyclic[b]) {
+          unsigned next = work.pop_back_val();
+          if (next == b)
+            cyclic[b] = 1;
+          else if (!seen.test(next)) {
+            seen.set(next);
+            work.append(fn.blocks[next].succs.begin(), fn.blocks[next].succs.end());
+          }
+        }
+      }
+      return cyclic[b] == 1;
+    };
+    auto invariant = [&](unsigned id) {
+      if (!fn.declared[id]) // a parameter; a special register may change
+        return !fn.regs[id].getDefiningOp<SRegOp>();
+      return writes[id] == 1 && !inLoop(fn.blockOf(writer[id]));
+    };
+    llvm::StringMap<unsigned> first;
+    for (const Inst &inst : fn.insts) {
+      if (inst.effects->mnemonic != "setp" || inst.predicated ||
+          inst.writes.size() != 1 || writes[inst.writes[0]] != 1 ||
+          !llvm::all_of(inst.reads, invariant))
+        continue;
+      std::string key = opcodeOf(inst.op);
+      for (unsigned i = 1, e = inst.op.getPtxOperands().size(); i < e; ++i)
+        key += "|" + signature(inst, i);
+      if (StringRef(key).contains('?'))
+        continue;
+      unsigned id = inst.writes[0];
+      classes[id] = first.try_emplace(key, id).first->second;
+      stable.set(classes[id]);
+    }
+    return classes;
+  }
 
   static std::optional<int64_t> signedImmediate(const Inst &inst, unsigned i) {
     ArrayRef<Attribute> operands = inst.op.getPtxOperands().getValue();
@@ -825,39 +984,74 @@ private:
     // blocks are put back after.
     std::vector<Block> own = std::exchange(fn.blocks, blocksWithKnownLoopEntries());
     auto restore = llvm::make_scope_exit([&] { fn.blocks = std::move(own); });
-    BitState entry{llvm::BitVector(fn.regs.size())};
+    llvm::BitVector stable;
+    std::vector<unsigned> classes = predicateClasses(stable);
+    UnwrittenState entry;
+    entry.bits.resize(fn.regs.size());
     for (unsigned id = 0; id < fn.regs.size(); ++id)
       if (fn.declared[id])
         entry.bits.set(id);
     llvm::DenseSet<unsigned> done;
-    solve(fn, entry, [&](BitState &s, unsigned i, bool doReport) {
+    auto transfer = [&](UnwrittenState &s, unsigned i, bool doReport) {
       const Inst &inst = fn.insts[i];
       StringRef m = inst.effects->mnemonic;
+      for (unsigned id : inst.writes)
+        if (classes[id] == id && !stable.test(id))
+          s.forget(id);
       // Copies pass an undefined value on (unoptimised code copies the
       // unset fields of structs); stores keep it. Only a computation that
       // uses it is reported.
       if (m == "mov" && inst.writes.size() == 1 && !inst.predicated) {
-        bool undefined = llvm::any_of(inst.reads, [&](unsigned id) {
-          return s.bits.test(id);
-        });
-        s.bits[inst.writes[0]] = undefined;
+        unsigned to = inst.writes[0];
+        s.cond.erase(to);
+        s.bits.reset(to);
+        for (unsigned id : inst.reads)
+          if (s.bits.test(id)) {
+            s.bits.set(to);
+            if (auto it = s.cond.find(id); it != s.cond.end())
+              s.cond[to] = it->second;
+            break;
+          }
         return;
       }
+      // A guarded instruction runs only where its guard holds: a register
+      // unwritten only where the guard fails is written where it runs.
+      std::optional<Fact> runs;
+      if (inst.predicated)
+        runs = factOf(classes[inst.guard], !inst.op.getGuardNegated());
       // shfl's source is read by the lane that names this one: a broadcast
       // from an elected lane (`@leader atom ...; shfl.sync.idx`) leaves the
       // other lanes' copies unwritten by design.
-      if (doReport && m != "st" && !inst.is(kShfl))
-        for (unsigned id : inst.reads)
-          if (s.bits.test(id) && done.insert(id).second)
+      if (doReport && m != "st" && !inst.is(kShfl) && !(runs && s.knows(*runs ^ 1)))
+        for (unsigned id : inst.reads) {
+          if (!s.bits.test(id))
+            continue;
+          auto it = s.cond.find(id);
+          if (runs && it != s.cond.end() && it->second == (*runs ^ 1))
+            continue;
+          if (done.insert(id).second)
             report("uninitialized", inst.op, nullptr,
                    "'" + opcodeOf(inst.op) + "' reads " + regName(id) +
                        ", which is not written on some path from the "
                        "function's start; write it first on every path "
                        "(e.g. mov " + regName(id) + ", 0)");
+        }
       // A predicated write counts: the read is usually under the same guard.
-      for (unsigned id : inst.writes)
+      for (unsigned id : inst.writes) {
         s.bits.reset(id);
-    });
+        s.cond.erase(id);
+      }
+    };
+    auto edge = [&](UnwrittenState &s, unsigned from, unsigned to) {
+      const Block &block = fn.blocks[from];
+      const Inst &last = fn.insts[block.end - 1];
+      if (last.effects->mnemonic != "bra" || !last.predicated ||
+          block.succs.size() != 2 || block.succs[0] == block.succs[1])
+        return;
+      bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
+      s.assume(factOf(classes[last.guard], fallThrough == bool(last.op.getGuardNegated())));
+    };
+    solve(fn, entry, transfer, edge);
   }
 
   std::string regName(unsigned id) {

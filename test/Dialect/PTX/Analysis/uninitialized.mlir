@@ -95,4 +95,131 @@ pyptx.module version 8.5 target sm_90a address_size 64 {
     pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
     pyptx.inst ret
   }
+
+  // Clean: written under `if p`, read under a later `if p` of the same
+  // predicate (a leader thread's cached descriptor).
+  pyptx.func visible entry @same_predicate(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst if not %p0 bra (@"$L_b")
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.label @"$L_b"
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // Clean: each `if_(tid == 0)` sets its own predicate by the same setp of
+  // a register written once: the predicates are equal.
+  pyptx.func visible entry @equal_setp(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst setp.eq.u32 (%p1, %r0, 0) : pred, b32
+    pyptx.inst if not %p1 bra (@"$L_b")
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.label @"$L_b"
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // Clean: a read guarded by the predicate the write was under.
+  pyptx.func visible entry @guarded_read(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst if %p0 add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // Different conditions (tid == 0, then tid == 1) are not related.
+  pyptx.func visible entry @other_predicate(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst setp.eq.u32 (%p1, %r0, 1) : pred, b32
+    pyptx.inst if not %p1 bra (@"$L_b")
+    // expected-warning @+1 {{uninitialized: 'add.u32' reads %r1, which is not written on some path from the function's start; write it first on every path (e.g. mov %r1, 0)}}
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.label @"$L_b"
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // The predicate is set again between the two branches.
+  pyptx.func visible entry @predicate_rewritten(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst setp.eq.u32 (%p0, %r0, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst setp.eq.u32 (%p0, %r0, 1) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_b")
+    // expected-warning @+1 {{uninitialized: 'add.u32' reads %r1, which is not written on some path from the function's start; write it first on every path (e.g. mov %r1, 0)}}
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.label @"$L_b"
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
+
+  // Equal setp text of a register that changes between them (a loop
+  // counter) is not the same value.
+  pyptx.func visible entry @changing_operand(param u64 @out) {
+    %tid.x = pyptx.sreg "%tid.x" : u32
+    %r0, %r1, %r2, %r3 = pyptx.reg b32 "%r"<4>
+    %rd0 = pyptx.reg b64 "%rd"<1>
+    %p0, %p1 = pyptx.reg pred "%p"<2>
+    pyptx.inst ld.param.u64 (%rd0, [@out]) : b64
+    pyptx.inst mov.u32 (%r0, %tid.x) : b32, u32
+    pyptx.inst mov.u32 (%r3, %r0) : b32, b32
+    pyptx.label @"$L_loop"
+    pyptx.inst setp.eq.u32 (%p0, %r3, 0) : pred, b32
+    pyptx.inst if not %p0 bra (@"$L_a")
+    pyptx.inst mov.u32 (%r1, 5) : b32
+    pyptx.label @"$L_a"
+    pyptx.inst add.u32 (%r3, %r3, 1) : b32, b32
+    pyptx.inst setp.eq.u32 (%p1, %r3, 0) : pred, b32
+    pyptx.inst if not %p1 bra (@"$L_b")
+    // expected-warning @+1 {{uninitialized: 'add.u32' reads %r1, which is not written on some path from the function's start; write it first on every path (e.g. mov %r1, 0)}}
+    pyptx.inst add.u32 (%r2, %r1, %r0) : b32, b32, b32
+    pyptx.label @"$L_b"
+    pyptx.inst setp.lt.u32 (%p1, %r3, 4) : pred, b32
+    pyptx.inst if %p1 bra (@"$L_loop")
+    pyptx.inst st.global.u32 ([%rd0], %r2) : b64, b32
+    pyptx.inst ret
+  }
 }
