@@ -201,6 +201,19 @@ def test_small_matrices_cut_the_boxes_and_count_the_bytes():
     assert lines(text, "@%p") and lines(text, "st.global")
 
 
+def test_c_off_the_stripes_is_stored_by_tma_one_stripe_at_a_time():
+    """N = 1000 (not whole 64-column stripes): the TMA epilogue with a rank-2
+    C descriptor, one store per stripe (two 128-column chunks of two
+    stripes), the last stripe clipped by the TMA unit; no direct stores."""
+    k = gemm.build_gemm(4096, 1000, 4096)
+    assert k.config.epilogue == "tma" and k.out_specs[0].tma_box == (64, 64)
+    text = k.ptx()
+    stores = lines(text, "cp.async.bulk.tensor.2d.global.shared::cta")
+    assert len(stores) == 4 and not lines(text, "tensor.3d.global")
+    assert not lines(text, "st.global")
+    assert gemm.build_gemm(4096, 1024, 4096).out_specs[0].tma_box == (64, 128)   # rank 3
+
+
 def test_split_k_writes_partial_sums_per_part():
     k = gemm.build_gemm(16, 4096, 4096, out_dtype=f32, split_k=4, bn=128)
     assert k.config.k_tiles == 16 and k.module().grid == (128, 1, 1)   # 32 tiles x 4 parts

@@ -243,14 +243,16 @@ class WgmmaConsumer:
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
-              store, b_box_cols=None, prefetch=True):
+              store, b_box_cols=None, prefetch=True, c_stripes=False):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
     store(consumer, tile, row0, frag, tma_epilogue) for their 64 rows. With a
     cluster, every thread meets at a cluster barrier before leaving. prefetch:
     the producer thread first prefetches the TMA descriptors
-    (``prefetch.tensormap``), so the first loads do not wait for them."""
+    (``prefetch.tensormap``), so the first loads do not wait for them.
+    c_stripes: the TMA epilogue stores 64-column stripes through a rank-2
+    c_desc (TmaStoreEpilogue's stripes)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
@@ -265,7 +267,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
         consumer = WgmmaConsumer(cfg, tiles, barriers, consumer_id, lane128)
         frag = fragment_row_col(lane128)
         tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
-                                   chunk_cols=cfg.epi_cols) if tiles.sC is not None else None
+                                   chunk_cols=cfg.epi_cols, stripes=c_stripes) \
+            if tiles.sC is not None else None
 
         def tile(t):
             consumer.mainloop()
