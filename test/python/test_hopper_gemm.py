@@ -228,6 +228,12 @@ def test_fused_epilogue_instructions():
     assert len(lines(text, "ld.global.b32")) == 32 + 64          # bias pairs, residual pairs
     silu = gemm.build_gemm(512, 512, 128, activation="silu").ptx()
     assert len(lines(silu, "tanh.approx.f32")) == 128 and "ld.global" not in silu
+    # silu(x) = h + h tanh(h), h = x / 2: one mul, one tanh, one fma each
+    assert len(lines(silu, "mul.f32")) == len(lines(silu, "fma.rn.f32")) == 128
+    # the residual tile goes to L2 when the producer starts the tile
+    assert "bulk.prefetch" not in plain
+    prefetch = lines(text, "cp.async.bulk.prefetch.tensor.2d.L2.global.tile")
+    assert len(prefetch) == 1 and "R_tmap" in text
 
 
 def test_plan_gemm_heuristic():

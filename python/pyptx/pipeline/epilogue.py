@@ -124,10 +124,10 @@ class FusedEpilogue:
             ptx.inst.fma.rn.f32(t, t, GELU_K * GELU_C, GELU_K)
             ptx.inst.mul.f32(t, t, x)
             ptx.inst.tanh.approx.f32(t, t)
+            ptx.inst.mul.f32(x, x, 0.5)
         else:
-            ptx.inst.mul.f32(t, x, 0.5)
-            ptx.inst.tanh.approx.f32(t, t)
-        ptx.inst.mul.f32(x, x, 0.5)
+            ptx.inst.mul.f32(x, x, 0.5)                      # silu: tanh(x/2), x/2 shared
+            ptx.inst.tanh.approx.f32(t, x)
         ptx.inst.fma.rn.f32(x, x, t, x)                      # 0.5x (1 + tanh)
 
     def apply(self, acc, n, row0, col0, frag):

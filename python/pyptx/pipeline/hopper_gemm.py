@@ -69,6 +69,13 @@ def check_shape(M, N, K, *, b_major="K", cluster=1, bn=BN):
                          f"got M={M} N={N} (use cluster=1)")
 
 
+def prefetch_tile_l2(desc, coord):
+    """``cp.async.bulk.prefetch.tensor.2d.L2.global.tile [desc, {coord}]``:
+    the box of `desc` at coord (innermost first) into L2 (one instruction)."""
+    getattr(ptx.inst.cp.async_.bulk.prefetch.tensor, "2d").L2.global_.tile(
+        ptx.tensor_addr(desc, *coord))
+
+
 def _epi_cols(stages, bn, N):
     """Columns per TMA-store chunk: the whole tile when the ring leaves room,
     else halves; never wider than C."""
@@ -198,6 +205,11 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         (pc,) = ptx.global_ptrs(C) if epilogue == "direct" else (None,)
         p_bias = ptx.global_ptrs(Bias)[0] if bias else None
         p_res = ptx.global_ptrs(R)[0] if residual else None
+        # the residual tile is prefetched into L2 when the producer starts the
+        # tile, so that the epilogue's loads of it hit L2 (one tile per SM in
+        # flight: 132 x 64 KB)
+        r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none") if residual \
+            else None
         tiles = GemmTiles(cfg)
         tid, wg, lane128 = warpgroup_ids()
         tiles.init(tid == 0)
@@ -237,9 +249,13 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, bn,
                          row_limit=row_limit, frag=frag, col_limit=N if col_tail else None)
 
+        def prefetch_residual(tile):
+            prefetch_tile_l2(r_desc, (tile.c_col, tile.a_row))
+
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
-                  prefetch=prefetch, c_stripes=c_stripes)
+                  prefetch=prefetch, c_stripes=c_stripes,
+                  before_load=prefetch_residual if residual else None)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors: one signature per

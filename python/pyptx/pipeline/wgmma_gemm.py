@@ -243,7 +243,7 @@ class WgmmaConsumer:
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
-              store, b_box_cols=None, prefetch=True, c_stripes=False):
+              store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -252,7 +252,9 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     the producer thread first prefetches the TMA descriptors
     (``prefetch.tensormap``), so the first loads do not wait for them.
     c_stripes: the TMA epilogue stores 64-column stripes through a rank-2
-    c_desc (TmaStoreEpilogue's stripes)."""
+    c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
+    producer thread before each tile's loads (an L2 prefetch of what the
+    tile's epilogue reads, for one)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
@@ -261,7 +263,13 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
-            schedule(producer.load_tile)
+            if before_load is None:
+                schedule(producer.load_tile)
+            else:
+                def load(t):
+                    before_load(t)
+                    producer.load_tile(t)
+                schedule(load)
     with consumer_role():
         consumer_id = wg - 1
         consumer = WgmmaConsumer(cfg, tiles, barriers, consumer_id, lane128)
