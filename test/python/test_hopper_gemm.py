@@ -128,17 +128,6 @@ def test_default_cluster_follows_the_tile_count():
     assert gemm.build_gemm(1024, 1024, 64, num_sms=4).module().cluster == (2, 1, 1)
 
 
-def test_mn_major_b_with_a_cluster_masks_the_descriptor_base():
-    """In a cluster the shared address carries the CTA rank above bit 23;
-    the MN-major B descriptor's base is cut to 18 bits so that (address >> 4)
-    stays inside the 14-bit start field (else it lands in the stripe stride)."""
-    text = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2).ptx()
-    masked = [l for l in lines(text, "and.b32") if l.endswith(", 262143;")]
-    assert len(masked) == 1
-    single = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=1).ptx()
-    assert not [l for l in lines(single, "and.b32") if l.endswith(", 262143;")]
-
-
 def test_prefetch_and_group_options():
     text = gemm.build_gemm(1024, 1024, 128).ptx()
     assert len(lines(text, "prefetch.tensormap")) == 3        # A, B and C descriptors
@@ -284,3 +273,28 @@ def test_script_prints_ptx():
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith(".version") and ".visible .entry gemm(" in out
     assert bf16.name == "bf16"
+
+
+@pytest.mark.parametrize("b_major", ["K", "MN"])
+def test_every_descriptor_keeps_only_the_start_address_field(b_major):
+    """In a 2-CTA cluster the shared addresses carry the CTA's rank above bit
+    23; each wgmma descriptor takes bits 4-17 of its address (bfe 4, 14)
+    before the constant fields are added, so the rank cannot reach the
+    leading-byte-offset field (the bug an MN-major B had)."""
+    text = gemm.build_gemm(512, 768, 320, b_major=b_major, cluster=2).ptx()
+    fields = set(re.findall(r"bfe\.u32 (%r\d+), %r\d+, 4, 14;", text))
+    descs = re.findall(r"mad\.wide\.u32 %rd\d+, (%r\d+), 1, \d+;", text)
+    assert len(descs) == 4                       # A and B, first and later k tiles
+    assert all(r in fields for r in descs)
+    assert "shr.u64" not in text and "262143" not in text     # no separate mask
+
+
+@pytest.mark.parametrize("shape,kw", [
+    ((16, 64, 4096), dict(bn=64)),                         # one tile
+    ((100, 200, 256), {}),                                 # one row of tiles: group 1
+    ((16, 256, 4096), dict(bn=256, split_k=8, out_dtype=f32))])   # one tile, split
+def test_scheduler_divides_by_no_known_one(shape, kw):
+    """Trace-time-known quotients (one tile row, one N tile, one tile) are
+    computed in Python: no div / rem / mul by 1."""
+    text = gemm.build_gemm(*shape, **kw).ptx()
+    assert not re.search(r"(div|rem|mul\.lo)\.[us]32 %r\d+, %r\d+, 1;", text)

@@ -192,16 +192,9 @@ class WgmmaConsumer:
         self.acc = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
         # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
         self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
+        # (in a cluster these addresses carry the CTA's rank above bit 23;
+        # make_descriptor keeps only the 14-bit start-address field of them)
         self.b_base = reg.from_(tiles.sB, u32)
-        if cfg.cluster > 1 and cfg.b_major == "MN":
-            # In a cluster a shared::cta address carries the CTA's rank above
-            # bit 23 (rank 1: +0x1000000); unmasked, (address >> 4) overflows
-            # the descriptor's 14-bit start field into the leading byte offset
-            # (+256 bytes for rank 1), which an MN-major B uses as its stride
-            # between 64-column stripes: the second CTA read stripe s 256*s
-            # bytes too far. (K-major 128B-swizzled operands ignore that
-            # field, so A and a K-major B come out right unmasked.)
-            self.b_base = self.b_base & 0x3FFFF
         self.a_layout = tiles.sA.gmma_layout
         self.b_layout = tiles.sB.gmma_layout
         # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile
