@@ -69,6 +69,8 @@ DENSE_CASES = [
     (1024, 512, 256, dict(cluster=2, num_sms=2, epilogue="direct")),
     (512, 768, 448, dict(cluster=2, stages=3)),                # whole-tile epilogue
     (512, 512, 640, dict(cluster=1, stages=2, num_sms=2)),
+    (512, 1000, 256, dict(cluster=2)),                        # C off the stripes: TMA per stripe
+    (256, 520, 136, dict(cluster=1, bn=128, num_sms=2)),
 ]
 
 
@@ -197,6 +199,8 @@ SANITIZE_CASES = {
     "fused-residual-2cta": (512, 512, 128, dict(res=True, cluster=2, num_sms=2)),
     "mn-major-2cta": (512, 512, 128, dict(b_major="MN", cluster=2, num_sms=2)),
     "mn-major-2cta-partial": (520, 768, 136, dict(b_major="MN", cluster=2)),
+    "fused-stripes-2cta-mn": (512, 1000, 256, dict(b_major="MN", cluster=2, bias=True,
+                                                   act="gelu", res=True, num_sms=2)),
 }
 
 
