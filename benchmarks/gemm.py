@@ -25,7 +25,7 @@ the geometric mean, the worst row and the M <= 16 rows' share of the
 copy bandwidth (gemm_sweep.png; rows in gemm.csv).
 
 usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
-               [--skip-grouped] [--quick] [--sweep | --sweep-only]
+               [--skip-grouped] [--quick] [--sweep | --sweep-only] [--rows SUBSTRINGS]
 """
 from __future__ import annotations
 
@@ -150,10 +150,13 @@ def run_dense(variant, shapes, reps):
     return rows
 
 
-def run_sweep(reps):
+def run_sweep(reps, rows=None):
     """The model sweep, odd shapes and fused-epilogue rows, each through
     pyptx.ops.matmul (the planned kernel; split-K included) beside cuBLAS
-    (torch.matmul / F.linear, then the PyTorch ops of the epilogue)."""
+    (torch.matmul / F.linear, then the PyTorch ops of the epilogue). An
+    epilogue row also times our kernel with the plain store (its epilogue's
+    share of the time: epi_share). rows: substrings; only the rows whose
+    "model layer MxNxK" holds one of them (None: all)."""
     torch = _torch()
     import importlib
 
@@ -163,6 +166,9 @@ def run_sweep(reps):
     mm = importlib.import_module("pyptx.ops.matmul")
     copy_tbps = copy_bandwidth()
     cases = [c + (False, None, False) for c in SWEEP + ODD_SHAPES] + EPILOGUE_ROWS
+    if rows:
+        cases = [c for c in cases if any(r in f"{c[0]} {c[1]} {c[2]}x{c[3]}x{c[4]}"
+                                         for r in rows)]
     for model, layer, M, N, K, bias, act, res in cases:
         epi = bias or act or res
         row = dict(kind="epilogue" if epi else ("odd" if model == "odd" else "sweep"),
@@ -199,6 +205,11 @@ def run_sweep(reps):
                  time_calls([lambda i=i: ours(i) for i in range(n)], reps),
                  time_calls([lambda i=i: theirs(i) for i in range(n)], reps)]
             _finish(row, t, "cuBLAS + torch ops" if epi else "cuBLAS")
+            if epi:
+                plain = time_calls([lambda i=i: ops.matmul(a[i], w[i].T) for i in range(n)],
+                                   reps)
+                row["plain_ms"] = plain
+                row["epi_share"] = 1 - plain / statistics.mean(row["ours_ms"])
             moved = (M * K + N * K + M * N) * 2
             row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
             del a, w, r
@@ -249,6 +260,10 @@ def sweep_summary(rows):
         worst = min(epi, key=lambda r: r["ratio"])
         lines.append(f"epilogue: {len(epi)} rows, worst {worst['ratio']:.3f}x cuBLAS + torch "
                      f"ops ({worst['variant']})")
+        for r in epi:
+            lines.append(f"  {r['variant']:32} {r['ratio']:.3f}x; the epilogue's share of our "
+                         f"time {100 * r.get('epi_share', float('nan')):.1f}% (plain store "
+                         f"{r.get('plain_ms', float('nan')):.4f} ms)")
     for r in plain:
         if r["M"] <= 16:
             lines.append(f"  M={r['M']:<3} {r['variant']:24} {r['ours_tbps']:.2f} TB/s = "
@@ -421,7 +436,7 @@ def child(args):
     if args.child == "grouped":
         run_grouped(args.reps, args.quick, args.uniform_variants)
     elif args.child == "sweep":
-        run_sweep(args.reps)
+        run_sweep(args.reps, args.rows.split(",") if args.rows else None)
     elif args.child == "variance":
         run_variance(args.reps)
     else:
@@ -431,6 +446,7 @@ def child(args):
 def spawn(name, args):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", name, "--reps",
            str(args.reps)] + (["--quick"] if args.quick else []) + (
+               ["--rows", args.rows] if args.rows else []) + (
                ["--uniform-variants"] if args.uniform_variants else [])
     rows, status, err, seconds = run_child(cmd, args.timeout)
     print(f"[{name}] exit {status} in {seconds:.0f} s, {len(rows)} results", flush=True)
@@ -462,7 +478,7 @@ def table(rows):
 def write_files(rows, out, device):
     keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
             "loop_tflops", "bound_tflops", "copy_tbps", "ours_tbps", "ours_l2warm_tflops",
-            "rel_err", "ours_ms", "ref_ms", "bn", "split_k", "error"]
+            "rel_err", "ours_ms", "ref_ms", "plain_ms", "epi_share", "bn", "split_k", "error"]
     plt = write_results(out, "gemm", device, rows, keys)
     if plt is None:
         return
@@ -528,6 +544,9 @@ def main():
     p.add_argument("--sweep", action="store_true",
                    help="also run the model sweep (gemm_sweep.csv / .png)")
     p.add_argument("--sweep-only", action="store_true", help="only the model sweep")
+    p.add_argument("--rows", help="comma-separated substrings: only the sweep rows whose "
+                   "'model layer MxNxK' holds one (e.g. 'N=1000,+' for the N=1000 row and "
+                   "the fused-epilogue rows)")
     p.add_argument("--variance", action="store_true",
                    help="also 2048^3 across fresh allocations (prints per-trial TFLOP/s)")
     p.add_argument("--child", help=argparse.SUPPRESS)

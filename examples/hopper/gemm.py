@@ -26,8 +26,9 @@ the shared B tile, multicast to both (``.multicast::cluster``), and the
 consumers free a stage in both CTAs (``mapa`` + remote arrive). The bf16
 epilogue goes through shared memory (``stmatrix`` into a 128B-swizzled
 tile, in chunks beside the ring, then a TMA store that stops at C's
-bounds); the f32 one (and a bf16 C whose rows are not whole 64-column
-stripes) stores the fragments to global memory, predicated at the edges.
+bounds; for a C whose rows are not whole 64-column stripes, one store per
+stripe); the f32 one (and a C narrower than 64 columns or shorter than 64
+rows) stores the fragments to global memory, predicated at the edges.
 Loads past A's or B's edge (tails of M, N, K) are zero-filled by TMA.
 The producer prefetches the TMA descriptors first (``prefetch.tensormap``).
 

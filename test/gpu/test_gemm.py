@@ -69,6 +69,8 @@ DENSE_CASES = [
     (1024, 512, 256, dict(cluster=2, num_sms=2, epilogue="direct")),
     (512, 768, 448, dict(cluster=2, stages=3)),                # whole-tile epilogue
     (512, 512, 640, dict(cluster=1, stages=2, num_sms=2)),
+    (512, 1000, 256, dict(cluster=2)),                        # C off the stripes: TMA per stripe
+    (256, 520, 136, dict(cluster=1, bn=128, num_sms=2)),
 ]
 
 
@@ -160,31 +162,82 @@ def test_sass_has_hgmma_and_no_local_memory():
     assert not any(o.startswith(("LDL", "STL")) for o in opcodes), sorted(opcodes)
 
 
-def sanitize_main():
-    """``compute-sanitizer --tool memcheck|racecheck python3 test/gpu/test_gemm.py``:
-    one small launch of each kernel (2-CTA dense, 1-CTA dense, both grouped)."""
-    torch.manual_seed(0)
-    a = torch.randn(512, 256, device="cuda").to(torch.bfloat16)
-    b = torch.randn(512, 256, device="cuda").to(torch.bfloat16)
-    ref = a.double() @ b.double().T
-    for kw in (dict(cluster=2), dict(cluster=1, epilogue="direct")):
-        c = gemm.build_gemm(512, 512, 256, num_sms=2, **kw)(a, b)
-        torch.cuda.synchronize()
-        print("dense", kw, "rel err", check(c, ref, 1e-2))
+def _dense_case(M, N, K, b_major="K", bias=False, act=None, res=False, out_dtype=bf16,
+                split_k=1, **kw):
+    """One small launch of build_gemm against float64 (poisoned output)."""
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(*((N, K) if b_major == "K" else (K, N)), device="cuda").to(torch.bfloat16)
+    vb = torch.randn(N, device="cuda").to(torch.bfloat16)
+    r = torch.randn(M, N, device="cuda").to(torch.bfloat16)
+    k = gemm.build_gemm(M, N, K, b_major=b_major, bias=bias, activation=act, residual=res,
+                        out_dtype=out_dtype, split_k=split_k, **kw)
+    at = poisoned((split_k * M, N), TORCH_DTYPE[out_dtype])
+    c = k(a, b, *([vb] if bias else []), *([r] if res else []))
+    torch.cuda.synchronize()
+    z = a.double() @ (b.double().T if b_major == "K" else b.double())
+    z = z + (vb.double() if bias else 0)
+    if act is not None:
+        z = {"gelu": torch.nn.functional.gelu(z, approximate="tanh"),
+             "silu": torch.nn.functional.silu(z)}[act]
+    z = z + (r.double() if res else 0)
+    if split_k > 1:
+        return check(c.double().view(split_k, M, N).sum(0), z, 1e-4)
+    return check(c, z, tol(out_dtype), at)
+
+
+SANITIZE_CASES = {
+    # name: (M, N, K, keyword arguments) for _dense_case
+    "dense-2cta": (512, 512, 256, dict(cluster=2, num_sms=2)),
+    "dense-1cta-direct": (512, 512, 256, dict(cluster=1, epilogue="direct", num_sms=2)),
+    "odd-mnk-tma-stripes": (200, 200, 136, dict(num_sms=2)),       # N % 64 != 0
+    "odd-mnk-f32-direct": (200, 200, 136, dict(out_dtype=f32, num_sms=2)),
+    "split-k": (16, 512, 1024, dict(out_dtype=f32, split_k=4, bn=128)),
+    "small-m-bn64": (16, 512, 512, dict(bn=64)),
+    "bn64-tma": (100, 512, 512, dict(bn=64)),
+    "fused-gelu-stripes": (200, 200, 136, dict(bias=True, act="gelu", res=True, num_sms=2)),
+    "fused-silu-f32": (300, 520, 200, dict(bias=True, act="silu", res=True, out_dtype=f32)),
+    "fused-residual-2cta": (512, 512, 128, dict(res=True, cluster=2, num_sms=2)),
+    "mn-major-2cta": (512, 512, 128, dict(b_major="MN", cluster=2, num_sms=2)),
+    "mn-major-2cta-partial": (520, 768, 136, dict(b_major="MN", cluster=2)),
+    "fused-stripes-2cta-mn": (512, 1000, 256, dict(b_major="MN", cluster=2, bias=True,
+                                                   act="gelu", res=True, num_sms=2)),
+}
+
+
+def _grouped_cases():
     ga = torch.randn(2 * 256, 128, device="cuda").to(torch.bfloat16)
     gb = torch.randn(2 * 128, 64, device="cuda").to(torch.bfloat16)
     c = gg.build_grouped_gemm_uniform(2, 256, 64, 128, num_sms=2)(ga, gb)
     torch.cuda.synchronize()
     ref = torch.bmm(ga.double().view(2, 256, 128), gb.double().view(2, 128, 64)).reshape(512, 64)
-    print("grouped uniform rel err", check(c, ref, 1e-2))
-    counts = [100, 0, 200]
-    ta = torch.randn(320, 128, device="cuda").to(torch.bfloat16)
-    tb = torch.randn(3, 256, 128, device="cuda").to(torch.bfloat16)
-    offs = torch.tensor([100, 100, 300], dtype=torch.int32, device="cuda")
-    c = gg.build_grouped_gemm(320, 256, 128, 3, num_sms=2)(ta, tb.view(768, 128), offs)
-    torch.cuda.synchronize()
-    print("grouped rel err", check(c, moe_reference(ta, tb, counts), 1e-2, rows=300))
+    yield "grouped-uniform", check(c, ref, 1e-2)
+    for name, counts, N, K in (("grouped", [100, 0, 200], 256, 128),
+                               ("grouped-off-tile", [130, 7, 100], 200, 72)):
+        T = sum(counts) + 20
+        ta = torch.randn(T, K, device="cuda").to(torch.bfloat16)
+        tb = torch.randn(len(counts), N, K, device="cuda").to(torch.bfloat16)
+        offs = torch.tensor([sum(counts[:g + 1]) for g in range(len(counts))],
+                            dtype=torch.int32, device="cuda")
+        at = poisoned((T, N), torch.bfloat16)
+        c = gg.build_grouped_gemm(T, N, K, len(counts), num_sms=2)(ta, tb.view(-1, K), offs)
+        torch.cuda.synchronize()
+        yield name, check(c, moe_reference(ta, tb, counts), 1e-2, at, rows=sum(counts))
+
+
+def sanitize_main(names=()):
+    """``compute-sanitizer --tool memcheck|racecheck python3 test/gpu/test_gemm.py
+    [NAME ...]``: one small launch of each kernel path (dense 1- and 2-CTA, odd
+    M/N/K with the striped TMA store and the direct one, split-K, 64-column
+    tiles, fused epilogues, the MN-major B in a 2-CTA cluster, the grouped
+    kernels), or of those named; prints one line per case."""
+    torch.manual_seed(0)
+    for name, (M, N, K, kw) in SANITIZE_CASES.items():
+        if not names or name in names:
+            print(f"ok {name} rel err {_dense_case(M, N, K, **kw):.1e}", flush=True)
+    if not names or any(n.startswith("grouped") for n in names):
+        for name, err in _grouped_cases():
+            print(f"ok {name} rel err {err:.1e}", flush=True)
 
 
 if __name__ == "__main__":
-    sanitize_main()
+    sanitize_main(sys.argv[1:])

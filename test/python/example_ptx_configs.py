@@ -11,6 +11,13 @@ register-indexed shared accesses (now reused while it holds:
 smem._symbol_address), the pipeline epilogue's ``add.u32 x, col, 0`` (a
 column offset of 0) and the grouped-GEMM scheduler's ``mul.lo.u32 x, t, 1``
 (one N tile per expert). Configurations without those kept their sums.
+A second update, for the Hopper kernels (54 configurations: every
+hopper.gemm, hopper.grouped_gemm and hopper.flash_attention one): the wgmma
+descriptor builder keeps only the 14-bit start-address field of the address
+(``bfe 4, 14``), so a descriptor from a u32 address register is ``bfe.u32``
++ ``mad.wide.u32`` where it was ``cvt.u64.u32`` + ``shr.u64`` + ``add.u64``
+and one from a symbol ``bfe.u64`` where it was ``shr.u64`` (checked by
+aligning the texts: nothing else changed but the register declarations).
 
 Regenerate the sums from the base commit (only if a change of the PTX is
 intended, and say so in the commit):

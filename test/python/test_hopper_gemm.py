@@ -128,17 +128,6 @@ def test_default_cluster_follows_the_tile_count():
     assert gemm.build_gemm(1024, 1024, 64, num_sms=4).module().cluster == (2, 1, 1)
 
 
-def test_mn_major_b_with_a_cluster_masks_the_descriptor_base():
-    """In a cluster the shared address carries the CTA rank above bit 23;
-    the MN-major B descriptor's base is cut to 18 bits so that (address >> 4)
-    stays inside the 14-bit start field (else it lands in the stripe stride)."""
-    text = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=2).ptx()
-    masked = [l for l in lines(text, "and.b32") if l.endswith(", 262143;")]
-    assert len(masked) == 1
-    single = gemm.build_gemm(512, 512, 128, b_major="MN", cluster=1).ptx()
-    assert not [l for l in lines(single, "and.b32") if l.endswith(", 262143;")]
-
-
 def test_prefetch_and_group_options():
     text = gemm.build_gemm(1024, 1024, 128).ptx()
     assert len(lines(text, "prefetch.tensormap")) == 3        # A, B and C descriptors
@@ -201,6 +190,19 @@ def test_small_matrices_cut_the_boxes_and_count_the_bytes():
     assert lines(text, "@%p") and lines(text, "st.global")
 
 
+def test_c_off_the_stripes_is_stored_by_tma_one_stripe_at_a_time():
+    """N = 1000 (not whole 64-column stripes): the TMA epilogue with a rank-2
+    C descriptor, one store per stripe (two 128-column chunks of two
+    stripes), the last stripe clipped by the TMA unit; no direct stores."""
+    k = gemm.build_gemm(4096, 1000, 4096)
+    assert k.config.epilogue == "tma" and k.out_specs[0].tma_box == (64, 64)
+    text = k.ptx()
+    stores = lines(text, "cp.async.bulk.tensor.2d.global.shared::cta")
+    assert len(stores) == 4 and not lines(text, "tensor.3d.global")
+    assert not lines(text, "st.global")
+    assert gemm.build_gemm(4096, 1024, 4096).out_specs[0].tma_box == (64, 128)   # rank 3
+
+
 def test_split_k_writes_partial_sums_per_part():
     k = gemm.build_gemm(16, 4096, 4096, out_dtype=f32, split_k=4, bn=128)
     assert k.config.k_tiles == 16 and k.module().grid == (128, 1, 1)   # 32 tiles x 4 parts
@@ -215,6 +217,12 @@ def test_fused_epilogue_instructions():
     assert len(lines(text, "ld.global.b32")) == 32 + 64          # bias pairs, residual pairs
     silu = gemm.build_gemm(512, 512, 128, activation="silu").ptx()
     assert len(lines(silu, "tanh.approx.f32")) == 128 and "ld.global" not in silu
+    # silu(x) = h + h tanh(h), h = x / 2: one mul, one tanh, one fma each
+    assert len(lines(silu, "mul.f32")) == len(lines(silu, "fma.rn.f32")) == 128
+    # the residual tile goes to L2 when the producer starts the tile
+    assert "bulk.prefetch" not in plain
+    prefetch = lines(text, "cp.async.bulk.prefetch.tensor.2d.L2.global.tile")
+    assert len(prefetch) == 1 and "R_tmap" in text
 
 
 def test_plan_gemm_heuristic():
@@ -265,3 +273,28 @@ def test_script_prints_ptx():
                          capture_output=True, text=True, check=True).stdout
     assert out.startswith(".version") and ".visible .entry gemm(" in out
     assert bf16.name == "bf16"
+
+
+@pytest.mark.parametrize("b_major", ["K", "MN"])
+def test_every_descriptor_keeps_only_the_start_address_field(b_major):
+    """In a 2-CTA cluster the shared addresses carry the CTA's rank above bit
+    23; each wgmma descriptor takes bits 4-17 of its address (bfe 4, 14)
+    before the constant fields are added, so the rank cannot reach the
+    leading-byte-offset field (the bug an MN-major B had)."""
+    text = gemm.build_gemm(512, 768, 320, b_major=b_major, cluster=2).ptx()
+    fields = set(re.findall(r"bfe\.u32 (%r\d+), %r\d+, 4, 14;", text))
+    descs = re.findall(r"mad\.wide\.u32 %rd\d+, (%r\d+), 1, \d+;", text)
+    assert len(descs) == 4                       # A and B, first and later k tiles
+    assert all(r in fields for r in descs)
+    assert "shr.u64" not in text and "262143" not in text     # no separate mask
+
+
+@pytest.mark.parametrize("shape,kw", [
+    ((16, 64, 4096), dict(bn=64)),                         # one tile
+    ((100, 200, 256), {}),                                 # one row of tiles: group 1
+    ((16, 256, 4096), dict(bn=256, split_k=8, out_dtype=f32))])   # one tile, split
+def test_scheduler_divides_by_no_known_one(shape, kw):
+    """Trace-time-known quotients (one tile row, one N tile, one tile) are
+    computed in Python: no div / rem / mul by 1."""
+    text = gemm.build_gemm(*shape, **kw).ptx()
+    assert not re.search(r"(div|rem|mul\.lo)\.[us]32 %r\d+, %r\d+, 1;", text)

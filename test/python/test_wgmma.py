@@ -97,8 +97,8 @@ def test_mma_async_with_tiles_builds_their_descriptors(assemble):
     assert ca == (3 << 62) | (16 << 32) | (1 << 16)           # B32, SBO 256, LBO 16
     assert cb == (1 << 62) | (64 << 32) | (128 << 16)         # B128, SBO 1024, LBO 2048
     assert body(text) == [
-        "mov.u64 %rd0, smem_0;", "shr.u64 %rd1, %rd0, 4;", f"add.u64 %rd2, %rd1, {ca};",
-        "mov.u64 %rd3, smem_1;", "shr.u64 %rd4, %rd3, 4;", f"add.u64 %rd5, %rd4, {cb};",
+        "mov.u64 %rd0, smem_0;", "bfe.u64 %rd1, %rd0, 4, 14;", f"add.u64 %rd2, %rd1, {ca};",
+        "mov.u64 %rd3, smem_1;", "bfe.u64 %rd4, %rd3, 4, 14;", f"add.u64 %rd5, %rd4, {cb};",
         f"wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {vec('%f', 0, 32)}, "
         f"%rd2, %rd5, 0, 1, 1, 0, 1;",
         "ret;"]
@@ -119,8 +119,8 @@ def test_stage_slices_and_k_offsets_fold_into_the_symbol(assemble):
     text = k.ptx()
     c = const(layout_for_a(dtype=bf16, m=64, k=64))
     assert body(text)[:6] == [
-        "mov.u64 %rd0, smem_0+8224;", "shr.u64 %rd1, %rd0, 4;", f"add.u64 %rd2, %rd1, {c};",
-        "mov.u64 %rd3, smem_1+96;", "shr.u64 %rd4, %rd3, 4;", f"add.u64 %rd5, %rd4, {c};"]
+        "mov.u64 %rd0, smem_0+8224;", "bfe.u64 %rd1, %rd0, 4, 14;", f"add.u64 %rd2, %rd1, {c};",
+        "mov.u64 %rd3, smem_1+96;", "bfe.u64 %rd4, %rd3, 4, 14;", f"add.u64 %rd5, %rd4, {c};"]
     assemble(text)
 
 
@@ -138,14 +138,13 @@ def test_register_stage_slice_uses_the_register_path(assemble):
 
     c = const(layout_for_a(dtype=bf16, m=64, k=64))
     lines = body(k.ptx())
-    # sA[stage] is mov.u32 of the symbol + mad.lo.u32; then cvt, shr, add. The
+    # sA[stage] is mov.u32 of the symbol + mad.lo.u32; then bfe (the 14-bit
+    # start-address field) and mad.wide (widen + the constant fields). The
     # second sA[stage] reuses the mov (the same stretch of code): mad only.
-    assert lines[1:6] == ["mov.u32 %r1, smem_0;", "mad.lo.u32 %r2, %r0, 8192, %r1;",
-                          "cvt.u64.u32 %rd0, %r2;", "shr.u64 %rd1, %rd0, 4;",
-                          f"add.u64 %rd2, %rd1, {c};"]
-    assert lines[6:10] == ["mad.lo.u32 %r3, %r0, 8192, %r1;", "cvt.u64.u32 %rd3, %r3;",
-                           "shr.u64 %rd4, %rd3, 4;",
-                           f"add.u64 %rd5, %rd4, {c + 4};"]      # a_k_offset 64 = 4 units
+    assert lines[1:5] == ["mov.u32 %r1, smem_0;", "mad.lo.u32 %r2, %r0, 8192, %r1;",
+                          "bfe.u32 %r3, %r2, 4, 14;", f"mad.wide.u32 %rd0, %r3, 1, {c};"]
+    assert lines[5:8] == ["mad.lo.u32 %r4, %r0, 8192, %r1;", "bfe.u32 %r5, %r4, 4, 14;",
+                          f"mad.wide.u32 %rd1, %r5, 1, {c + 4};"]   # a_k_offset 64 = 4 units
     assemble(k.ptx())
 
 
@@ -242,11 +241,11 @@ def test_make_descriptor_instruction_counts(assemble):
     c2 = MatrixDescriptor(0, 128, 256, 2, 0).encode()
     text = k.ptx()
     assert body(text) == [
-        "mov.u64 %rd0, smem_0+64;", "shr.u64 %rd1, %rd0, 4;", f"add.u64 %rd2, %rd1, {c};",
+        "mov.u64 %rd0, smem_0+64;", "bfe.u64 %rd1, %rd0, 4, 14;", f"add.u64 %rd2, %rd1, {c};",
         "mov.u64 %rd3, smem_0;",
-        "shr.u64 %rd4, %rd3, 4;", f"add.u64 %rd5, %rd4, {c + 2};",
+        "bfe.u64 %rd4, %rd3, 4, 14;", f"add.u64 %rd5, %rd4, {c + 2};",
         "mov.u32 %r0, smem_0;",
-        "cvt.u64.u32 %rd6, %r0;", "shr.u64 %rd7, %rd6, 4;", f"add.u64 %rd8, %rd7, {c2};",
+        "bfe.u32 %r1, %r0, 4, 14;", f"mad.wide.u32 %rd6, %r1, 1, {c2};",
         "ret;"]
     assemble(text)
 
@@ -260,7 +259,7 @@ def test_auto_descriptor_matches_the_tile_layout(assemble):
 
     layout = layout_for_b(dtype=bf16, k=16, n=128)
     text = k.ptx()
-    assert body(text) == ["mov.u64 %rd0, smem_0;", "shr.u64 %rd1, %rd0, 4;",
+    assert body(text) == ["mov.u64 %rd0, smem_0;", "bfe.u64 %rd1, %rd0, 4, 14;",
                           f"add.u64 %rd2, %rd1, {const(layout)};", "ret;"]
     assert MatrixDescriptor.decode(const(layout)) == MatrixDescriptor(0, 2048, 1024, 0, 1)
     assemble(text)

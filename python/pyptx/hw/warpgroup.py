@@ -181,12 +181,16 @@ def _address_bits(smem_base, offset, what):
     return _SymbolPlus(symbol, address.offset), 0
 
 
-def _widened(r, what):
-    """A 64-bit register with the value of integer register `r`: r itself,
-    or ``cvt.u64.u32`` of it (one instruction)."""
+def _check_address_register(r, what):
     if r.dtype == T.pred or not r.dtype.is_int or r.dtype.bits not in (32, 64):
         fail(f"{what}: a shared address register must be a 32- or 64-bit integer "
              f"register, not {r.dtype}")
+
+
+def _widened(r, what):
+    """A 64-bit register with the value of integer register `r`: r itself,
+    or ``cvt.u64.u32`` of it (one instruction)."""
+    _check_address_register(r, what)
     if r.dtype.bits == 64:
         return r
     wide = _u64()
@@ -195,19 +199,28 @@ def _widened(r, what):
 
 
 def _build(smem_base, offset, constant, what):
-    """desc = ((address + offset) >> 4) + constant, in a new u64 register."""
+    """desc = (((address + offset) >> 4) & 0x3FFF) + constant, in a new u64
+    register. The start-address field is 14 bits: ``bfe`` keeps bits 4-17
+    of the address (shared memory is below 256 KiB). Inside a cluster a
+    shared::cta address also carries the CTA's rank above bit 23, which an
+    unmasked shift would carry into the leading-byte-offset field."""
     base, rest = _address_bits(smem_base, offset, what)
     if isinstance(base, _SymbolPlus):
         address = _u64()
         emit("mov.u64", address, base)
     else:
-        address = _widened(base, what)
-    shifted = _u64()
-    emit("shr.u64", shifted, address, 4)
+        address = base
+        _check_address_register(base, what)
+    bits = address.dtype.bits
+    field = _reg.scalar(T.u32 if bits == 32 else T.u64)
+    emit(f"bfe.u{bits}", field, address, 4, 14)
     desc = _u64()
     # The fields do not overlap the address bits, so adding is or-ing; a
     # register's offset (a multiple of 16) folds into the immediate.
-    emit("add.u64", desc, shifted, constant + (rest >> 4))
+    if bits == 32:
+        emit("mad.wide.u32", desc, field, 1, constant + (rest >> 4))
+    else:
+        emit("add.u64", desc, field, constant + (rest >> 4))
     return desc
 
 
@@ -223,11 +236,17 @@ def make_descriptor(smem_base, *, leading_byte_offset, stride_byte_offset, swizz
     base_offset are the descriptor's fields (see pyptx.hw.descriptors);
     they are combined in Python into one immediate.
 
+    The start-address field is 14 bits of ``address >> 4``: ``bfe`` keeps
+    address bits 4-17 and drops the rest, such as the CTA's rank that a
+    shared::cta address carries above bit 23 inside a cluster (unmasked,
+    it would reach the leading-byte-offset field).
+
     Emits 3 instructions for an allocation, slice, address or symbol
-    (``mov.u64 %rd, sym+off; shr.u64; add.u64 %rd, %rd, CONST``), 2 for a
-    u64 register (``shr.u64``, ``add.u64``) and 3 for a u32 register
-    (``cvt.u64.u32`` first). A tile allocated with a swizzle must be read
-    with the same swizzle (KernelError otherwise)."""
+    (``mov.u64 %rd, sym+off; bfe.u64 %rd, %rd, 4, 14; add.u64 %rd, %rd,
+    CONST``), 2 for a u64 register (``bfe.u64``, ``add.u64``) and 2 for a
+    u32 register (``bfe.u32``, ``mad.wide.u32 %rd, %r, 1, CONST``). A tile
+    allocated with a swizzle must be read with the same swizzle (KernelError
+    otherwise)."""
     what = "ptx.wgmma.make_descriptor"
     constant = _constant(leading_byte_offset, stride_byte_offset, swizzle, base_offset, what)
     _check_offset(addr_byte_offset, "addr_byte_offset", what)

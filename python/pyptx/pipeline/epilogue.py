@@ -124,10 +124,10 @@ class FusedEpilogue:
             ptx.inst.fma.rn.f32(t, t, GELU_K * GELU_C, GELU_K)
             ptx.inst.mul.f32(t, t, x)
             ptx.inst.tanh.approx.f32(t, t)
+            ptx.inst.mul.f32(x, x, 0.5)
         else:
-            ptx.inst.mul.f32(t, x, 0.5)
-            ptx.inst.tanh.approx.f32(t, t)
-        ptx.inst.mul.f32(x, x, 0.5)
+            ptx.inst.mul.f32(x, x, 0.5)                      # silu: tanh(x/2), x/2 shared
+            ptx.inst.tanh.approx.f32(t, x)
         ptx.inst.fma.rn.f32(x, x, t, x)                      # 0.5x (1 + tanh)
 
     def apply(self, acc, n, row0, col0, frag):
@@ -200,10 +200,18 @@ class TmaStoreEpilogue:
     slice, that thread waits until the previous store has read it
     (``cp.async.bulk.wait_group.read 0``) and the warpgroup meets at its
     named barrier (consumer + 1, 128 threads): a TmaStore. finish(): the
-    last store completes before the CTA exits."""
+    last store completes before the CTA exits.
 
-    def __init__(self, tile, c_desc, consumer, lane128, *, bn: int, chunk_cols: int):
+    stripes=True: c_desc is a rank-2 descriptor with a 64 x 64 box, and
+    each 64-column stripe of a chunk is a store of its own at (column,
+    row): for a C whose rows are not whole stripes (N % 64 != 0), where
+    the store of the last stripe is clipped at C's bound by the TMA unit
+    (a rank-3 box cannot end mid-stripe)."""
+
+    def __init__(self, tile, c_desc, consumer, lane128, *, bn: int, chunk_cols: int,
+                 stripes: bool = False):
         self.c_desc, self.bn, self.chunk_cols = c_desc, bn, chunk_cols
+        self.stripes = stripes
         # named barriers 1, 2: one per warpgroup
         self.tma = TmaStore(lane128 == 0, consumer + 1, 128)
         tile_bytes = WG_M * chunk_cols * 2
@@ -239,8 +247,14 @@ class TmaStoreEpilogue:
 
             def issue(chunk=chunk):
                 col = col0 if chunk == 0 else col0 + chunk * self.chunk_cols
-                ptx.cp.async_.bulk.tensor_3d.store(dst=self.c_desc, src=self.slice,
-                                                   coord=(0, row0, col >> 6))
+                if not self.stripes:
+                    ptx.cp.async_.bulk.tensor_3d.store(dst=self.c_desc, src=self.slice,
+                                                       coord=(0, row0, col >> 6))
+                    return
+                for s in range(self.chunk_cols // 64):
+                    src = self.slice if s == 0 else ptx.addr(self.base, s * WG_M * 128)
+                    ptx.cp.async_.bulk.tensor_2d.store(
+                        dst=self.c_desc, src=src, coord=(col if s == 0 else col + 64 * s, row0))
             self.tma.end(issue)
 
     def finish(self):

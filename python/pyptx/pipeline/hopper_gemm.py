@@ -69,6 +69,13 @@ def check_shape(M, N, K, *, b_major="K", cluster=1, bn=BN):
                          f"got M={M} N={N} (use cluster=1)")
 
 
+def prefetch_tile_l2(desc, coord):
+    """``cp.async.bulk.prefetch.tensor.2d.L2.global.tile [desc, {coord}]``:
+    the box of `desc` at coord (innermost first) into L2 (one instruction)."""
+    getattr(ptx.inst.cp.async_.bulk.prefetch.tensor, "2d").L2.global_.tile(
+        ptx.tensor_addr(desc, *coord))
+
+
 def _epi_cols(stages, bn, N):
     """Columns per TMA-store chunk: the whole tile when the ring leaves room,
     else halves; never wider than C."""
@@ -96,9 +103,10 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                activation: str | None = None, residual: bool = False, arch: str = ARCH):
     """The kernel for A (M x K) and B ((N, K) for b_major "K", (K, N) for "MN")
     -> C (M x N, out_dtype bf16 or f32). epilogue: "tma" (bf16 only; the
-    default for bf16 when C's rows are whole 64-column stripes, N % 64 == 0,
-    and M >= 64) or "direct". stages: the ring depth (default 4 for bn 256,
-    as many as fit for bn 128). epi_cols: columns per TMA-store chunk.
+    default for bf16 when N >= 64 and M >= 64; with N % 64 != 0 one store
+    per 64-column stripe, the last clipped at N) or "direct". stages: the
+    ring depth (default 4 for bn 256, as many as fit for bn 128). epi_cols:
+    columns per TMA-store chunk.
     l2_promotion: the A and B descriptors' L2 promotion ("none", "64B",
     "128B", "256B"). mn_b_rank: an MN-major B loaded as one rank-3 box per
     k tile (3, the default where N allows) or one rank-2 box per 64-column
@@ -136,12 +144,12 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     if cluster not in (1, 2):
         raise ValueError(f"gemm: cluster must be 1 or 2, not {cluster!r}")
     check_shape(M, N, K, b_major=b_major, cluster=cluster, bn=bn)
-    tma_ok = out_dtype == bf16 and N % 64 == 0 and M >= WG_M and split_k == 1
+    tma_ok = out_dtype == bf16 and N >= 64 and M >= WG_M and split_k == 1
     if epilogue is None:
         epilogue = "tma" if tma_ok else "direct"
     if epilogue not in ("tma", "direct") or (epilogue == "tma" and not tma_ok):
-        raise ValueError(f"gemm: epilogue must be 'direct' or 'tma' (bf16 out, N a multiple "
-                         f"of 64, M >= 64), not {epilogue!r} (out {out_dtype}, M={M} N={N})")
+        raise ValueError(f"gemm: epilogue must be 'direct' or 'tma' (bf16 out, N >= 64, "
+                         f"M >= 64), not {epilogue!r} (out {out_dtype}, M={M} N={N})")
     if epi_cols is None:
         epi_cols = _epi_cols(stages or 4, bn, N) if bn == BN else min(bn, _epi_cols(6, bn, N))
     if epi_cols not in (64, 128, 256) or epi_cols > bn:
@@ -180,7 +188,12 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         b_box_cols = b_part if b_rank == 3 else 64
         b_spec = Tile(K, N, bf16, Layout.TMA_128B, tma_box=(BK, b_box_cols), tma_rank=b_rank)
     extra_specs = ([Tile(N, bf16)] if bias else []) + ([Tile(M, N, bf16)] if residual else [])
-    if epilogue == "tma":
+    # C's rows off the 64-column stripes: a rank-2 store per stripe, the
+    # last one clipped at N by the TMA unit
+    c_stripes = epilogue == "tma" and N % 64 != 0
+    if c_stripes:
+        c_spec = Tile(M, N, bf16, Layout.TMA_128B, tma_box=(WG_M, 64))
+    elif epilogue == "tma":
         c_spec = Tile(M, N, bf16, Layout.TMA_128B, tma_box=(WG_M, epi_cols), tma_rank=3)
     else:
         c_spec = Tile(M * split_k, N, out_dtype)
@@ -192,6 +205,11 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         (pc,) = ptx.global_ptrs(C) if epilogue == "direct" else (None,)
         p_bias = ptx.global_ptrs(Bias)[0] if bias else None
         p_res = ptx.global_ptrs(R)[0] if residual else None
+        # the residual tile is prefetched into L2 when the producer starts the
+        # tile, so that the epilogue's loads of it hit L2 (one tile per SM in
+        # flight: 132 x 64 KB)
+        r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none") if residual \
+            else None
         tiles = GemmTiles(cfg)
         tid, wg, lane128 = warpgroup_ids()
         tiles.init(tid == 0)
@@ -231,9 +249,13 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             store_direct(consumer.acc, out_dtype, pc, row0, tile.c_col, N, bn,
                          row_limit=row_limit, frag=frag, col_limit=N if col_tail else None)
 
+        def prefetch_residual(tile):
+            prefetch_tile_l2(r_desc, (tile.c_col, tile.a_row))
+
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
-                  prefetch=prefetch)
+                  prefetch=prefetch, c_stripes=c_stripes,
+                  before_load=prefetch_residual if residual else None)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors: one signature per

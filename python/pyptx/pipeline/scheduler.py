@@ -46,6 +46,15 @@ def cluster_ids(cluster: int):
     return reg.from_(ptx.special.ctaid.x(), u32), 0
 
 
+def _quotient_rest(x, d: int):
+    """(x // d, x - (x // d) * d) for a register or int x and an int d; with
+    d == 1, (x, 0) with no instruction."""
+    if d == 1:
+        return x, 0
+    q = x // d
+    return q, x - q * d
+
+
 class GroupedScheduler:
     """m_rows x n_tiles tiles of bm x bn (m_rows counts rows of cluster
     tiles: a cluster of `cluster` CTAs along M computes cluster x bm rows),
@@ -67,12 +76,14 @@ class GroupedScheduler:
         for t in ptx.range_(cid, self.total * self.splits, self.ctas):
             split = None
             if self.splits > 1:
-                split = t // self.total
-                t = t - split * self.total
-            g = t // (group * n_tiles)
-            local = t - g * (group * n_tiles)
-            mc = g * group + local % group
-            n0 = (local // group) * self.bn
+                split, t = _quotient_rest(t, self.total)
+            g, local = _quotient_rest(t, group * n_tiles)
+            if group == 1:
+                mc, n_index = g, local
+            else:
+                mc = g * group + local % group
+                n_index = local // group
+            n0 = n_index * self.bn
             m0 = (mc * cluster + rank) * self.bm if cluster > 1 else mc * self.bm
             if split is None:
                 body(m0, n0)

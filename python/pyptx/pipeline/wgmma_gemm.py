@@ -192,16 +192,9 @@ class WgmmaConsumer:
         self.acc = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
         # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
         self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
+        # (in a cluster these addresses carry the CTA's rank above bit 23;
+        # make_descriptor keeps only the 14-bit start-address field of them)
         self.b_base = reg.from_(tiles.sB, u32)
-        if cfg.cluster > 1 and cfg.b_major == "MN":
-            # In a cluster a shared::cta address carries the CTA's rank above
-            # bit 23 (rank 1: +0x1000000); unmasked, (address >> 4) overflows
-            # the descriptor's 14-bit start field into the leading byte offset
-            # (+256 bytes for rank 1), which an MN-major B uses as its stride
-            # between 64-column stripes: the second CTA read stripe s 256*s
-            # bytes too far. (K-major 128B-swizzled operands ignore that
-            # field, so A and a K-major B come out right unmasked.)
-            self.b_base = self.b_base & 0x3FFFF
         self.a_layout = tiles.sA.gmma_layout
         self.b_layout = tiles.sB.gmma_layout
         # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile
@@ -243,14 +236,18 @@ class WgmmaConsumer:
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
-              store, b_box_cols=None, prefetch=True):
+              store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
     store(consumer, tile, row0, frag, tma_epilogue) for their 64 rows. With a
     cluster, every thread meets at a cluster barrier before leaving. prefetch:
     the producer thread first prefetches the TMA descriptors
-    (``prefetch.tensormap``), so the first loads do not wait for them."""
+    (``prefetch.tensormap``), so the first loads do not wait for them.
+    c_stripes: the TMA epilogue stores 64-column stripes through a rank-2
+    c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
+    producer thread before each tile's loads (an L2 prefetch of what the
+    tile's epilogue reads, for one)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
@@ -259,13 +256,20 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
-            schedule(producer.load_tile)
+            if before_load is None:
+                schedule(producer.load_tile)
+            else:
+                def load(t):
+                    before_load(t)
+                    producer.load_tile(t)
+                schedule(load)
     with consumer_role():
         consumer_id = wg - 1
         consumer = WgmmaConsumer(cfg, tiles, barriers, consumer_id, lane128)
         frag = fragment_row_col(lane128)
         tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
-                                   chunk_cols=cfg.epi_cols) if tiles.sC is not None else None
+                                   chunk_cols=cfg.epi_cols, stripes=c_stripes) \
+            if tiles.sC is not None else None
 
         def tile(t):
             consumer.mainloop()
