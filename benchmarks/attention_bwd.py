@@ -21,19 +21,20 @@ Each head_dim runs in its own process with a time limit. Prints a table
 and writes attention_bwd.csv, attention_bwd.json, attention_bwd.png under
 --out.
 
---features gqa,odd,varlen instead times the backward of the forward's other
-cases (examples/hopper/flash_attention_bwd_seq.py's entry point), D=128,
---tokens tokens each: grouped-query (32 Q heads / 8 K/V heads, S=4096), odd
-lengths (S = 1000, 4097) and packed sequences (random lengths 1-8192,
+--features gqa,odd,bshd,varlen instead times the backward of the forward's
+other cases (examples/hopper/flash_attention_bwd_seq.py's entry point),
+D=128, --tokens tokens each: grouped-query (32 Q heads / 8 K/V heads,
+S=4096), odd lengths (S = 1000, 4097), the (batch, seq, heads, D) layout
+(S=4096) and packed sequences (random lengths 1-8192,
 seed 0, summing to --tokens), each beside our dense backward on the same
-number of tokens (B = tokens / 4096, S = 4096, as many K/V heads as Q
-heads: ``dense`` and the ratio of TFLOP/s) and sdpa's flash and cuDNN
+number of tokens (S rounded to a multiple of 128, packed: 4096; B = tokens
+/ S; as many K/V heads as Q heads: ``dense`` and the ratio of TFLOP/s) and sdpa's flash and cuDNN
 backends where sdpa takes the case (GQA with enable_gqa); FLOPs of packed
 sequences: the sum over sequences. Writes attention_bwd_features.*.
 
 usage: attention_bwd.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
                         [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
-                        [--variants bulk,red,stages3] [--features gqa,odd,varlen]
+                        [--variants bulk,red,stages3] [--features gqa,odd,bshd,varlen]
 """
 from __future__ import annotations
 
@@ -227,6 +228,8 @@ def write_files(rows, out, device):
 
 # -- the forward's other cases ----------------------------------------------------------------
 
+BLOCK = 128      # rows of a K/V block: the dense case's lengths are multiples of it
+
 def feature_cases(features, tokens, heads):
     """(name, B, H, Hkv, S, lens) per feature row; lens: packed lengths."""
     import random
@@ -235,6 +238,8 @@ def feature_cases(features, tokens, heads):
         cases.append(("gqa", max(1, tokens // 4096), 32, 8, 4096, None))
     if "odd" in features:
         cases += [("odd", max(1, tokens // S), heads, heads, S, None) for S in (1000, 4097)]
+    if "bshd" in features:
+        cases.append(("bshd", max(1, tokens // 4096), heads, heads, 4096, None))
     if "varlen" in features:
         rng, lens = random.Random(0), []
         while sum(lens) < tokens:
@@ -272,16 +277,20 @@ def run_features(features, tokens, heads, reps, causals, D=128):
                     *a, causal=causal, out=outs, **kw) for a, kw in sets]
             else:
                 pairs = B * S * S
+                layout = "bshd" if name == "bshd" else "bhsd"
                 sets = []
                 for _ in range(2):
                     q, k, v, do = (torch.randn(B, h, S, D, device="cuda").to(torch.bfloat16)
                                    for h in (H, Hkv, Hkv, H))
                     o, lse = fa.flash_attention(q, k, v, causal)
+                    if layout == "bshd":
+                        q, k, v, o, do = (x.transpose(1, 2).contiguous()
+                                          for x in (q, k, v, o, do))
                     sets.append((q, k, v, o, do, lse))
                 outs = [torch.empty_like(x) for x in sets[0][:3]]
                 calls["ours"] = [lambda a=a: fs.flash_attention_backward(
-                    *a, causal=causal, out=outs) for a in sets]
-                for side in ("flash", "cudnn"):
+                    *a, causal=causal, out=outs, layout=layout) for a in sets]
+                for side in ("flash", "cudnn") if layout == "bhsd" else ():
                     try:
                         cs = [sdpa_backward(side, *(a[i] for i in (0, 1, 2, 4)), causal)
                               for a in sets]
@@ -294,9 +303,12 @@ def run_features(features, tokens, heads, reps, causals, D=128):
                         calls[side] = cs
                     except Exception as e:  # noqa: BLE001 -- sdpa does not take the case
                         row[f"{side}_error"] = f"{type(e).__name__}: {e}"[:300]
-            # our dense backward on as many tokens: B = tokens / 4096, S = 4096
+            # our dense backward on as many tokens: S rounded to whole 128-row
+            # blocks (packed: 4096), B = tokens / S
             n_tokens = sum(lens) if lens else B * S
-            Bd, Sd = max(1, n_tokens // 4096), 4096
+            Sd = 4096 if lens else max(BLOCK, round(S / BLOCK) * BLOCK)
+            Bd = max(1, n_tokens // Sd)
+            row["dense_config"] = f"B{Bd} H{H} S{Sd}"
             dense_sets = []
             for _ in range(2):
                 q, k, v, do = (torch.randn(Bd, H, Sd, D, device="cuda").to(torch.bfloat16)
@@ -341,12 +353,14 @@ def feature_table(rows):
             + " " + " ".join(f"{fmt(r.get(f'rel_err_{n}_vs_flash'), '.1e'):>8}"
                              for n in ("dq", "dk", "dv")))
     lines.append("TFLOP/s = 10*H*D*(sum of S^2) (/2 causal) / time; dense: our backward on as "
-                 "many tokens (S=4096, K/V heads = Q heads); ratios: ours / theirs")
+                 "many tokens (S rounded to 128, packed 4096; K/V heads = Q heads); ratios: "
+                 "ours / theirs")
     return "\n".join(lines)
 
 
 def write_feature_files(rows, out, device):
-    keys = ["config", "feature", "B", "H", "Hkv", "S", "D", "causal", "ours_tflops",
+    keys = ["config", "feature", "B", "H", "Hkv", "S", "D", "causal", "dense_config",
+            "ours_tflops",
             "dense_tflops", "flash_tflops", "cudnn_tflops", "ratio_dense", "ratio_flash",
             "ratio_cudnn", "ours_ms", "dense_ms", "flash_ms", "cudnn_ms",
             "rel_err_dq_vs_flash", "rel_err_dk_vs_flash", "rel_err_dv_vs_flash",
@@ -385,7 +399,7 @@ def main():
     p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
     p.add_argument("--variants", default="bulk",
                    help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
-    p.add_argument("--features", default="", help="gqa,odd,varlen: the feature rows instead")
+    p.add_argument("--features", default="", help="gqa,odd,bshd,varlen: the feature rows instead")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     seqs = [int(s) for s in args.seqs.split(",")]

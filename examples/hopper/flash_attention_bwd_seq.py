@@ -640,19 +640,35 @@ class Kernels:
         self.convert = build_convert(cfg, arch)
 
     def __call__(self, q, k, v, o, do, lse, cu_q=None, cu_k=None, out=None):
+        """torch tensors (out: three to write) or JAX arrays (eager or traced)."""
         cfg = self.cfg
+        torch_side = type(q).__module__.startswith("torch")
         packed = (lambda x: x.reshape((1,) + tuple(x.shape))) if cfg.varlen \
             else (lambda x: x)
         cu_1, cu_2 = ((cu_q,), (cu_q, cu_k)) if cfg.varlen else ((), ())
-        if out is None and cfg.varlen:
+        if out is None and cfg.varlen and torch_side:
             import torch     # rows after the last sequence: zero gradients
             out = (torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v))
         stats, acc = self.preprocess(packed(o), packed(do), lse, *cu_1)
-        main_out = None if out is None else (packed(out[1]), packed(out[2]))
-        dk, dv = self.main(packed(q), packed(k), packed(v), packed(do), stats, acc, *cu_2,
-                           out=main_out)
-        dq = self.convert(acc, *cu_1, out=None if out is None else packed(out[0]))
-        return tuple(x.reshape(y.shape) for x, y in zip((dq, dk, dv), (q, k, v)))
+        into = {} if out is None else dict(out=(packed(out[1]), packed(out[2])))
+        result = self.main(packed(q), packed(k), packed(v), packed(do), stats, acc, *cu_2,
+                           **into)
+        dk, dv = result[:2]
+        if len(result) > 2:    # JAX: the accumulator it added into, as a new array
+            acc = result[2]
+        into = {} if out is None else dict(out=packed(out[0]))
+        dq = self.convert(acc, *cu_1, **into)
+        grads = tuple(x.reshape(y.shape) for x, y in zip((dq, dk, dv), (q, k, v)))
+        if cfg.varlen and not torch_side:
+            grads = tuple(_clear_after(g, c) for g, c in zip(grads, (cu_q, cu_k, cu_k)))
+        return grads
+
+
+def _clear_after(x, cu):
+    """JAX: x (total, heads, D) with zeros in the rows after the last sequence."""
+    import jax.numpy as jnp
+    rows = jnp.arange(x.shape[0], dtype=cu.dtype)
+    return jnp.where((rows < cu[-1])[:, None, None], x, jnp.zeros((), x.dtype))
 
 
 _KERNELS: dict = {}
@@ -690,15 +706,16 @@ def flash_attention_backward(q, k, v, o, do, lse, *, causal, softmax_scale=None,
                              cu_seqlens_k=None, max_seqlen_q=None, max_seqlen_k=None,
                              out=None, **options):
     """(dQ, dK, dV) for the arrays flash_attention (the forward) takes and
-    its O and LSE: bf16 contiguous torch tensors q, o, do and k, v in
+    its O and LSE: bf16 contiguous torch tensors or JAX arrays q, o, do and k, v in
     `layout` ((batch, heads, seq, D) or (batch, seq, heads, D)) or packed
     ((total, heads, D) with int32 cu_seqlens_q/k and max_seqlen_q/k); lse
     f32 (batch, heads, seq_q), packed (heads, total_q). Equal lengths of
-    bhsd tensors without a window go to the dense kernels
-    (flash_attention_bwd.py); the rest to this module's. out: three
-    tensors to write."""
+    bhsd torch tensors without a window go to the dense kernels
+    (flash_attention_bwd.py); the rest, and JAX arrays, to this module's.
+    out: three torch tensors to write."""
     dense_case = (cu_seqlens_q is None and layout == "bhsd" and tuple(window) == (-1, -1)
-                  and len(q.shape) == 4 and len(k.shape) == 4 and q.shape[2] == k.shape[2])
+                  and len(q.shape) == 4 and len(k.shape) == 4 and q.shape[2] == k.shape[2]
+                  and type(q).__module__.startswith("torch"))
     if dense_case:
         return dense.flash_attention_backward(q, k, v, o, do, lse, causal=causal,
                                               softmax_scale=softmax_scale, out=out,
