@@ -196,3 +196,23 @@ def test_script_prints_ptx(capsys):
     out = capsys.readouterr().out
     assert out.count(".entry") == 3 and "flash_attention_bwd_seq" in out
     assert re.search(r"cp\.async\.bulk\.tensor\.5d", out)
+
+
+def test_jax_backward_is_the_kernels():
+    """jax.grad through pyptx.ops.flash_attention traces to kernel launches
+    (forward, preprocess, main, convert), no jnp recomputation (no
+    dot_general); the main kernel's accumulator comes back as an output."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from pyptx.ops import flash_attention
+    q, k = jnp.ones((300, 4, 64), jnp.bfloat16), jnp.ones((300, 2, 64), jnp.bfloat16)
+    cu = jnp.array([0, 100, 100, 300], jnp.int32)
+
+    def loss(a, b, c, cu_):
+        return flash_attention(a, b, c, causal=True, cu_seqlens_q=cu_, cu_seqlens_k=cu_,
+                               max_seqlen_q=200, max_seqlen_k=200).astype(jnp.float32).sum()
+    text = str(jax.make_jaxpr(jax.grad(loss, argnums=(0, 1, 2)))(q, k, k, cu))
+    assert text.count("pyptx_launch") == 4 and "dot_general" not in text
+    assert re.search(r"bf16\[1,300,2,64\] \w+:bf16\[1,300,2,64\] \w+:f32\[\d+,64\] = ffi_call",
+                     text)
