@@ -31,6 +31,11 @@ rows come from and which pairs are masked:
   convert (dQ = bf16(scale * accumulator)) kernels here walk one grid
   (Q block, head, batch) with the same offsets.
 
+Measured on an H100 SXM (benchmarks/attention_bwd.py --features, D=128, 16
+heads, 64k tokens, all three kernels): packed sequences of random lengths
+1-8192 534 TFLOP/s (causal 516), 1.06-1.09x the dense backward at S=4096;
+bshd at S=4096 533 (causal 475), 0.96-0.97x the dense bhsd kernel.
+
     python examples/hopper/flash_attention_bwd_seq.py [B H Hkv Sq Sk D [causal [left right]]]
 """
 from __future__ import annotations
@@ -140,10 +145,14 @@ class SeqConfig(Config):
 
 
 def check_config(cfg: SeqConfig):
-    dense.check_shape(cfg.batch, cfg.heads, cfg.heads_kv, cfg.seq, cfg.head_dim, cfg.causal,
-                      cfg.stages, cfg.dq_reduce)
+    try:
+        dense.check_shape(cfg.batch, cfg.heads, cfg.heads_kv, cfg.seq, cfg.head_dim,
+                          cfg.causal, cfg.stages, "bulk")
+    except AttentionShapeError as e:     # located again at the caller's line
+        _refuse(e.message.split(": ", 1)[1])
     if cfg.dq_reduce != "bulk":
-        _refuse("dq_reduce='red' is the dense kernel's only; this kernel reduces dQ in bulk")
+        _refuse(f"dq_reduce={cfg.dq_reduce!r}: this kernel reduces dQ in bulk only (the "
+                f"dense kernel also takes 'red')")
     if cfg.layout not in ("bhsd", "bshd"):
         _refuse(f"layout must be 'bhsd' or 'bshd', not {cfg.layout!r}")
     left, right = cfg.window

@@ -165,8 +165,10 @@ def test_refusals_at_the_callers_line():
     with pytest.raises(fs.dense.AttentionShapeError, match="dq_reduce='red'") as e:
         fs.Kernels(fs.SeqConfig(1, 2, 2, 100, 64, dq_reduce="red"))
     assert e.value.line == here and e.value.file == __file__
-    with pytest.raises(fs.dense.AttentionShapeError, match="heads_q=3"):
+    here = line_of(__file__, "fs.Kernels(fs.SeqConfig(1, 3, 2, 100, 64, seq_k=50))")
+    with pytest.raises(fs.dense.AttentionShapeError, match="heads_q=3") as e:
         fs.Kernels(fs.SeqConfig(1, 3, 2, 100, 64, seq_k=50))
+    assert e.value.line == here and e.value.file == __file__
     with pytest.raises(fs.dense.AttentionShapeError, match="window"):
         fs.Kernels(fs.SeqConfig(1, 2, 2, 100, 64, window=(-2, 0)))
 
