@@ -45,7 +45,9 @@ are in examples/hopper/flash_attention_bwd_rows.py; the main kernel here:
   TMA's zeros) are masked to -inf in S^T in a masked copy of the step that
   the loop takes for those blocks (and the diagonal's); dK/dV stores stop
   at seq; the accumulator and stats pad each head to whole 64-row blocks.
-  The causal mask is aligned top-left (Q and K/V have one length).
+  The causal mask is aligned top-left (Q and K/V have one length;
+  flash_attention_bwd_seq.py takes unequal lengths, windows, the bshd
+  layout and packed sequences).
 - grouped-query attention: the CTA of K/V head h loops over its group's Q
   heads, dK and dV summed in registers over the group (no atomics); dQ per
   Q head as above.

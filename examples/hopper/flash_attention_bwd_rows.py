@@ -95,17 +95,7 @@ def build_preprocess(cfg: QRows, arch: str = ARCH):
         dq = pdq + (reg.from_(acc_row, u64) * D + col) * 4
         ptx.inst.st.global_.v4.f32(ptx.addr(dq), [zero] * 4)
         ptx.inst.st.global_.v4.f32(ptx.addr(dq, 16), [zero] * 4)
-        total = reg.scalar(f32, init=0.0)
-        bits, x, y = reg.scalar(b32), reg.scalar(f32), reg.scalar(f32)
-        for a, b in zip(o, do):
-            for high in (False, True):               # the pair's two bf16 -> f32
-                for src, dst in ((a, x), (b, y)):
-                    if high:
-                        ptx.inst.and_.b32(bits, src, 0xFFFF0000)
-                    else:
-                        ptx.inst.shl.b32(bits, src, 16)
-                    ptx.inst.mov.b32(dst, bits)
-                ptx.inst.fma.rn.f32(total, x, y, total)
+        total = add_row_products(o, do)
         ptx.warp.reduce_sum(total, width=per_row)
         lse = reg.scalar(f32, init=0.0)
         first = (tid % per_row) == 0
@@ -118,6 +108,23 @@ def build_preprocess(cfg: QRows, arch: str = ARCH):
         ptx.ret()
 
     return attention_bwd_preprocess
+
+
+def add_row_products(o, do):
+    """A new f32 register holding sum(o * do) over the 8 bf16 pairs of the
+    b32 registers o and do (each bf16 widened by a shift or a mask)."""
+    total = reg.scalar(f32, init=0.0)
+    bits, x, y = reg.scalar(b32), reg.scalar(f32), reg.scalar(f32)
+    for a, b in zip(o, do):
+        for high in (False, True):               # the pair's two bf16 -> f32
+            for src, dst in ((a, x), (b, y)):
+                if high:
+                    ptx.inst.and_.b32(bits, src, 0xFFFF0000)
+                else:
+                    ptx.inst.shl.b32(bits, src, 16)
+                ptx.inst.mov.b32(dst, bits)
+            ptx.inst.fma.rn.f32(total, x, y, total)
+    return total
 
 
 def tensor_row_of(cfg: QRows, acc_row):

@@ -22,6 +22,7 @@ if ROOT not in sys.path:
 
 from examples.hopper.flash_attention_bwd import Config as AttentionBwdConfig  # noqa: E402
 from examples.hopper.flash_attention_bwd_rows import QRows  # noqa: E402
+from examples.hopper.flash_attention_bwd_seq import SeqConfig  # noqa: E402
 
 ROWS = ("rms_norm", "layer_norm", "softmax", "swiglu")
 
@@ -53,6 +54,14 @@ EXAMPLES = {
         (QRows(2, 200, 64, chunked=False),), {}, ("DQ",)),
     "examples.hopper.flash_attention_bwd_rows:build_convert_chunks": ((QRows(2, 200, 128),),
                                                                       {}, ("DQ",)),
+    # the backward beyond the dense case (packed sequences: cu_seqlens inputs)
+    "examples.hopper.flash_attention_bwd_seq:build_main": (
+        (SeqConfig(2, 4, 2, 256, 64, True, varlen=True, total_q=300, total_k=300),), {},
+        ("DQ_ACCUM", "dK", "dV")),
+    "examples.hopper.flash_attention_bwd_seq:build_preprocess": (
+        (SeqConfig(1, 2, 2, 200, 64, seq_k=100),), {}, ("STATS", "DQ_ACCUM")),
+    "examples.hopper.flash_attention_bwd_seq:build_convert": (
+        (SeqConfig(1, 2, 2, 200, 128, layout="bshd"),), {}, ("DQ",)),
     "examples.blackwell.gemm:build_gemm": ((256, 256, 64), {}, ("C",)),
     "examples.blackwell.grouped_gemm:build_grouped_gemm": ((512, 256, 128, 2), {}, ("C",)),
     "examples.blackwell.tcgen05_alloc_mma:build_tcgen05_alloc_mma": ((), {}, ("D",)),

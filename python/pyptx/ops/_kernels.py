@@ -26,15 +26,24 @@ def examples_kernel():
 
 
 def backward_kernel():
-    """attnbwd's flash_attention_backward, or None where it is not there."""
+    """examples.hopper.flash_attention_bwd_seq.flash_attention_backward: the
+    Hopper backward for every case the forward takes."""
     examples_kernel()
-    try:
-        from examples.hopper.flash_attention_bwd import flash_attention_backward
-    except ModuleNotFoundError as e:
-        if e.name != "examples.hopper.flash_attention_bwd":
-            raise
-        return None
+    from examples.hopper.flash_attention_bwd_seq import flash_attention_backward
     return flash_attention_backward
+
+
+def backward_call(do, q, k, v, o, lse, cu_q, cu_k, static):
+    """(dQ, dK, dV) from the backward kernels for contiguous arrays in the
+    forward's layout (what the framework ops call)."""
+    causal, scale, left, right, layout, max_q, max_k = static
+    packed = cu_q is not None
+    if scale == 1 / math.sqrt(q.shape[-1]):
+        scale = None
+    return backward_kernel()(q, k, v, o, do, lse, causal=causal, softmax_scale=scale,
+                             window=(left, right), layout=layout, cu_seqlens_q=cu_q,
+                             cu_seqlens_k=cu_k, max_seqlen_q=max_q if packed else None,
+                             max_seqlen_k=max_k if packed else None)
 
 
 def kernel_call(q, k, v, cu_q, cu_k, static):

@@ -10,10 +10,10 @@ PyTorch: a ``torch.autograd.Function`` whose forward and backward are
 ``torch.library`` custom ops (``pyptx::flash_attention_fwd`` / ``_bwd``)
 with fake implementations, so it runs eagerly, under
 ``torch.compile(fullgraph=True)`` and in CUDA graphs. JAX: a
-``jax.custom_vjp`` (jit, grad). The backward is the Hopper backward kernel
-(examples/hopper/flash_attention_bwd.py) where it exists and takes the
-case (dense, no window); otherwise a float32 recomputation from the saved
-LSE (materialises the seq_q x seq_k scores: for tests and small shapes).
+``jax.custom_vjp`` (jit, grad). The backward is the Hopper backward
+kernels for every case the forward takes (examples/hopper/flash_attention_bwd.py
+for equal-length (batch, heads, seq, D) PyTorch tensors without a window,
+flash_attention_bwd_seq.py for the rest and for JAX arrays).
 
 Arguments are checked before anything is launched, and a mistake raises
 :class:`OpArgumentError` (a ValueError) located at the caller's line:

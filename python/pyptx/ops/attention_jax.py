@@ -1,15 +1,14 @@
 """JAX side of ``pyptx.ops.flash_attention``: a ``jax.custom_vjp`` per
-static configuration whose forward is the kernel (an XLA FFI call, so it
-runs under jax.jit) and whose backward recomputes the gradients from the
-saved LSE in float32 (``jnp``; the Hopper backward kernel takes PyTorch
-tensors)."""
+static configuration whose forward and backward are the Hopper kernels
+(XLA FFI calls, so they run under jax.jit). ``math_backward`` (float32
+``jnp`` from the saved LSE) is the reference the tests compare with."""
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ._kernels import kernel_call
+from ._kernels import backward_call, kernel_call
 
 _OPS: dict = {}
 
@@ -20,18 +19,6 @@ def readable_values(cu):
         return [int(x) for x in np.asarray(cu)]
     except (jax.errors.ConcretizationTypeError, jax.errors.TracerArrayConversionError):
         return None
-
-
-def _as_bhsd(x, packed, layout):
-    if packed:
-        return jnp.swapaxes(x, 0, 1)[None]
-    return jnp.swapaxes(x, 1, 2) if layout == "bshd" else x
-
-
-def _from_bhsd(x, packed, layout):
-    if packed:
-        return jnp.swapaxes(x[0], 0, 1)
-    return jnp.swapaxes(x, 1, 2) if layout == "bshd" else x
 
 
 def visible(sq, sk, left, right, causal, cu_q=None, cu_k=None):
@@ -76,8 +63,6 @@ def math_backward(do, q, k, v, o, lse, scale, seen):
 
 
 def _make(static):
-    causal, scale, left, right, layout, _, _ = static
-
     @jax.custom_vjp
     def attention(q, k, v, cu_q, cu_k):
         return kernel_call(q, k, v, cu_q, cu_k, static)
@@ -88,13 +73,8 @@ def _make(static):
 
     def backward(saved, grads):
         q, k, v, o, lse, cu_q, cu_k = saved
-        packed = cu_q is not None
-        qb, kb, vb, ob, dob = (_as_bhsd(x, packed, layout) for x in (q, k, v, o, grads[0]))
-        lseb = lse[None] if packed else lse
-        seen = visible(qb.shape[2], kb.shape[2], left, right, causal, cu_q, cu_k)
-        dq, dk, dv = math_backward(dob, qb, kb, vb, ob, lseb, scale, seen)
-        return tuple(_from_bhsd(g, packed, layout).astype(x.dtype)
-                     for g, x in zip((dq, dk, dv), (q, k, v))) + (None, None)
+        return tuple(backward_call(grads[0], q, k, v, o, lse, cu_q, cu_k, static)) + \
+            (None, None)
 
     attention.defvjp(forward, backward)
     return attention

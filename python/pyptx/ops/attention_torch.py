@@ -8,7 +8,7 @@ from typing import Optional
 
 import torch
 
-from ._kernels import backward_kernel, kernel_call
+from ._kernels import backward_call, kernel_call
 
 Tensor = torch.Tensor
 
@@ -47,72 +47,23 @@ def _(q, k, v, cu_q, cu_k, causal, scale, left, right, layout, max_q, max_k):
 @torch.library.custom_op("pyptx::flash_attention_bwd", mutates_args=())
 def flash_attention_bwd(do: Tensor, q: Tensor, k: Tensor, v: Tensor, o: Tensor, lse: Tensor,
                         cu_q: Optional[Tensor], cu_k: Optional[Tensor], causal: bool,
-                        scale: float, left: int, right: int,
-                        layout: str) -> tuple[Tensor, Tensor, Tensor]:
-    """(dQ, dK, dV) in q, k, v's layouts and dtype."""
-    fast = _kernel_backward(do, q, k, v, o, lse, cu_q, causal, scale, (left, right), layout)
-    if fast is not None:
-        return fast
-    qb, kb, vb, ob, dob, lseb = _as_bhsd((q, k, v, o, do), lse, cu_q is not None, layout)
-    seen = visible(qb.shape[2], kb.shape[2], left, right, causal, q.device, cu_q, cu_k)
-    grads = math_backward(dob, qb, kb, vb, ob, lseb, scale, seen)
-    back = _from_bhsd(cu_q is not None, layout)
-    return tuple(back(g).to(x.dtype).contiguous() for g, x in zip(grads, (q, k, v)))
+                        scale: float, left: int, right: int, layout: str, max_q: int = 0,
+                        max_k: int = 0) -> tuple[Tensor, Tensor, Tensor]:
+    """(dQ, dK, dV) in q, k, v's layouts and dtype, from the backward kernels."""
+    return backward_call(do, q, k, v, o, lse, cu_q, cu_k, (causal, scale, left, right,
+                                                            layout, max_q, max_k))
 
 
 @flash_attention_bwd.register_fake
-def _(do, q, k, v, o, lse, cu_q, cu_k, causal, scale, left, right, layout):
+def _(do, q, k, v, o, lse, cu_q, cu_k, causal, scale, left, right, layout, max_q=0, max_k=0):
     return torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
-
-
-def _as_bhsd(arrays, lse, packed, layout):
-    """(batch, heads, seq, D) views of arrays in `layout` (packed: one batch)
-    and the LSE as (batch, heads, seq)."""
-    if packed:
-        return tuple(x.transpose(0, 1).unsqueeze(0) for x in arrays) + (lse.unsqueeze(0),)
-    if layout == "bshd":
-        return tuple(x.transpose(1, 2) for x in arrays) + (lse,)
-    return tuple(arrays) + (lse,)
-
-
-def _from_bhsd(packed, layout):
-    if packed:
-        return lambda x: x.squeeze(0).transpose(0, 1)
-    if layout == "bshd":
-        return lambda x: x.transpose(1, 2)
-    return lambda x: x
-
-
-def _kernel_backward(do, q, k, v, o, lse, cu_q, causal, scale, window, layout):
-    """The Hopper backward kernel's gradients, or None where it is missing
-    or does not take the case (packed sequences, a window, unequal lengths,
-    shapes it refuses); grouped K/V heads are expanded for it and their
-    gradients summed over the group."""
-    kernel = backward_kernel()
-    if kernel is None or cu_q is not None or tuple(window) != (-1, -1):
-        return None
-    qb, kb, vb, ob, dob, lseb = (x.contiguous() for x in _as_bhsd((q, k, v, o, do), lse,
-                                                                   False, layout))
-    if qb.shape[2] != kb.shape[2]:      # the causal alignment of unequal lengths is ours
-        return None
-    group = qb.shape[1] // kb.shape[1]
-    if group > 1:
-        kb, vb = kb.repeat_interleave(group, 1), vb.repeat_interleave(group, 1)
-    try:
-        dq, dk, dv = kernel(qb, kb, vb, ob, dob, lseb, causal=causal, softmax_scale=scale)
-    except ValueError:        # a shape or option the backward kernel refuses
-        return None
-    if group > 1:
-        B, H, S, D = dk.shape
-        dk, dv = (x.float().view(B, H // group, group, S, D).sum(2).to(x.dtype)
-                  for x in (dk, dv))
-    back = _from_bhsd(False, layout)
-    return tuple(back(g).contiguous() for g in (dq, dk, dv))
 
 
 def visible(sq, sk, left, right, causal, device, cu_q=None, cu_k=None):
     """(sq, sk) bool: which keys each query row sees (dense: FlashAttention's
-    bottom-right rule; packed: the same within each sequence)."""
+    bottom-right rule; packed: the same within each sequence). With
+    math_backward, the float32 reference the tests compare the kernels
+    with (it materialises seq_q x seq_k)."""
     right = 0 if causal else right
     tq = torch.arange(sq, device=device)
     tk = torch.arange(sk, device=device)
@@ -172,10 +123,8 @@ class FlashAttention(torch.autograd.Function):
     @staticmethod
     def backward(ctx, do, _dlse):
         q, k, v, o, lse, cu_q, cu_k = ctx.saved_tensors
-        causal, scale, left, right, layout, _, _ = ctx.static
         dq, dk, dv = torch.ops.pyptx.flash_attention_bwd(do.contiguous(), q, k, v, o, lse,
-                                                         cu_q, cu_k, causal, scale, left,
-                                                         right, layout)
+                                                         cu_q, cu_k, *ctx.static)
         return dq, dk, dv, None, None, None
 
 
