@@ -18,11 +18,14 @@ medians kept. Accuracy, on 128 sampled rows: the relative Frobenius error
 against float64 of the dequantised inputs (ours and cuBLAS's), and
 DeepGEMM's test metric against float64 of the unquantised inputs,
 diff = 1 - 2 sum(xy) / sum(x^2 + y^2) (DeepGEMM's tests require < 1e-3).
+Per-tensor and row-wise rows also time cuBLAS with ``use_fast_accum=True``
+(no periodic promotion of the FP8 sums, as ours) and give its error.
 
 Each scheme runs in its own process with a time limit. Prints a table and
 writes gemm_fp8.csv, .json and .png under --out.
 
-usage: gemm_fp8.py [--out DIR] [--schemes tensor,row,block] [--reps N] [--timeout S]
+usage: gemm_fp8.py [--out DIR] [--schemes "tensor;row;block:cluster=2"] [--shapes NAMES]
+                   [--reps N] [--timeout S]
 """
 from __future__ import annotations
 
@@ -92,30 +95,50 @@ def block_reference(torch):
     return call, "torch._scaled_mm block-wise"
 
 
-def run_scheme(scheme, names, reps):
+def parse_spec(spec):
+    """"block" or "block:cluster=2,bn=128" -> ("block", {"cluster": 2, "bn": 128})."""
+    scheme, _, rest = spec.partition(":")
+    options = {}
+    for item in filter(None, rest.split(",")):
+        key, _, value = item.partition("=")
+        options[key] = int(value) if value.isdigit() else value
+    return scheme, options
+
+
+def run_scheme(spec, names, reps):
     import torch
     from examples.hopper import gemm_fp8
     from pyptx.ops.matmul_fp8 import gemm_fp8_kernel
+    scheme, options = parse_spec(spec)
     rows = []
     for name in names:
         M, N, K = SHAPES[name]
-        row = dict(scheme=scheme, shape=name, M=M, N=N, K=K, flops=2 * M * N * K)
+        row = dict(scheme=spec, shape=name, M=M, N=N, K=K, flops=2 * M * N * K)
         try:
             t0 = time.time()
-            k = gemm_fp8_kernel(M, N, K, scheme, False)
+            k = (gemm_fp8.build_gemm_fp8(M, N, K, scaling=scheme, **options) if options
+                 else gemm_fp8_kernel(M, N, K, scheme, False))
             k.module()
             row["build_s"] = round(time.time() - t0, 2)
             row["bn"], row["cluster"] = k.config.bn, k.config.cluster
             n = input_sets((M + N) * K)
             sets = [inputs(M, N, K, scheme, torch, gemm_fp8) for _ in range(n)]
             a8, w8, sa, sb, a, w = sets[0]
+            fast = None
             if scheme == "block":
                 ref, row["ref"] = block_reference(torch)
             else:
-                ref, row["ref"] = ((lambda a8, w8, sa, sb: torch._scaled_mm(
-                    a8, w8.t(), scale_a=sa.reshape(-1, 1) if scheme == "row" else sa.reshape(()),
-                    scale_b=sb.reshape(1, -1) if scheme == "row" else sb.reshape(()),
-                    out_dtype=torch.bfloat16)), "torch._scaled_mm")
+                row_wise = scheme == "row"
+
+                def ref(a8, w8, sa, sb, fast_accum=False):
+                    return torch._scaled_mm(
+                        a8, w8.t(), scale_a=sa.reshape(-1, 1) if row_wise else sa.reshape(()),
+                        scale_b=sb.reshape(1, -1) if row_wise else sb.reshape(()),
+                        out_dtype=torch.bfloat16, use_fast_accum=fast_accum)
+                row["ref"] = "torch._scaled_mm"
+
+                def fast(a8, w8, sa, sb):
+                    return ref(a8, w8, sa, sb, fast_accum=True)
             c = k(a8, w8, sa, sb)
             theirs_c = None
             try:
@@ -129,13 +152,14 @@ def run_scheme(scheme, names, reps):
             exact = dequantised(a8[pick], sa_rows, scheme, 1, torch) @ dequantised(
                 w8, sb, scheme, 128, torch).T
             original = a[pick].double() @ w.double().T
-            for who, out in (("ours", c), ("ref", theirs_c)):
+            fast_c = fast(a8, w8, sa, sb) if fast is not None else None
+            for who, out in (("ours", c), ("ref", theirs_c), ("ref_fast", fast_c)):
                 if out is None:
                     continue
                 o = out[pick].double()
                 row[f"{who}_rel_err"] = ((o - exact).norm() / exact.norm()).item()
                 row[f"{who}_deepgemm_diff"] = deepgemm_diff(o, original)
-            del c, theirs_c, exact, original
+            del c, theirs_c, fast_c, exact, original
             ours = [lambda s=s: k(s[0], s[1], s[2], s[3]) for s in sets]
             t = [time_calls(ours, reps)]
             if ref is not None:
@@ -147,6 +171,9 @@ def run_scheme(scheme, names, reps):
             else:
                 t.append(time_calls(ours, reps))
             row["ours_ms"] = [t[0], t[2] if ref is not None else t[1]]
+            if fast is not None:
+                row["ref_fast_ms"] = time_calls([lambda s=s: fast(*s[:4]) for s in sets], reps)
+                row["ref_fast_tflops"] = row["flops"] / row["ref_fast_ms"] / 1e9
             row["ours_tflops"] = row["flops"] / statistics.mean(row["ours_ms"]) / 1e9
             if "ref_tflops" in row:
                 row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
@@ -160,23 +187,28 @@ def run_scheme(scheme, names, reps):
 
 
 def table(rows):
-    lines = [f"{'scheme':7} {'shape':12} {'M x N x K':20} {'ours TF/s':>9} {'ref TF/s':>9} "
-             f"{'ratio':>6} {'err ours':>9} {'err ref':>9} {'DG diff':>8}  ref"]
+    lines = [f"{'scheme':17} {'shape':12} {'M x N x K':20} {'ours TF/s':>9} {'ref TF/s':>9} "
+             f"{'ratio':>6} {'err ours':>9} {'err ref':>9} {'DG diff':>8} {'fast TF/s':>9} "
+             f"{'err fast':>9}  ref"]
     for r in rows:
         shape = f"{r['M']}x{r['N']}x{r['K']}"
         if "error" in r:
-            lines.append(f"{r['scheme']:7} {r['shape']:12} {shape:20} ERROR {r['error']}")
+            lines.append(f"{r['scheme']:17} {r['shape']:12} {shape:20} ERROR {r['error']}")
             continue
-        lines.append(f"{r['scheme']:7} {r['shape']:12} {shape:20} {fmt(r['ours_tflops']):>9} "
+        lines.append(f"{r['scheme']:17} {r['shape']:12} {shape:20} {fmt(r['ours_tflops']):>9} "
                      f"{fmt(r.get('ref_tflops')):>9} {fmt(r.get('ratio'), '.3f'):>6} "
-                     f"{fmt(r.get('ours_rel_err'), '.2e'):>9} {fmt(r.get('ref_rel_err'), '.2e'):>9} "
-                     f"{fmt(r.get('ours_deepgemm_diff'), '.1e'):>8}  {r.get('ref')}")
+                     f"{fmt(r.get('ours_rel_err'), '.2e'):>9} "
+                     f"{fmt(r.get('ref_rel_err'), '.2e'):>9} "
+                     f"{fmt(r.get('ours_deepgemm_diff'), '.1e'):>8} "
+                     f"{fmt(r.get('ref_fast_tflops')):>9} "
+                     f"{fmt(r.get('ref_fast_rel_err'), '.2e'):>9}  {r.get('ref')}")
     return "\n".join(lines)
 
 
 def write_files(rows, out, device):
     keys = ["scheme", "shape", "M", "N", "K", "ours_tflops", "ref_tflops", "ratio", "ref",
             "ours_rel_err", "ref_rel_err", "ours_deepgemm_diff", "ref_deepgemm_diff",
+            "ref_fast_tflops", "ref_fast_rel_err",
             "ours_ms", "ref_ms", "bn", "cluster", "error"]
     plt = write_results(out, "gemm_fp8", device, rows, keys)
     if plt is None:
@@ -201,7 +233,9 @@ def write_files(rows, out, device):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="benchmark_out")
-    p.add_argument("--schemes", default="tensor,row,block")
+    p.add_argument("--schemes", default="tensor;row;block",
+                   help="';'-separated, each a scaling and optional build_gemm_fp8 keywords: "
+                        "tensor;block;block:cluster=2")
     p.add_argument("--shapes", default=None,
                    help=f"comma-separated, of {', '.join(SHAPES)} (default: each scheme's)")
     p.add_argument("--reps", type=int, default=30)
@@ -211,7 +245,8 @@ def main():
     if args.child:
         import torch
         torch.manual_seed(0)
-        names = args.shapes.split(",") if args.shapes else SCHEME_SHAPES[args.child]
+        names = (args.shapes.split(",") if args.shapes
+                 else SCHEME_SHAPES[parse_spec(args.child)[0]])
         run_scheme(args.child, names, args.reps)
         return
     import torch
@@ -220,7 +255,7 @@ def main():
               f"{time.strftime('%Y-%m-%d')}")
     print(device, flush=True)
     rows = []
-    for scheme in args.schemes.split(","):
+    for scheme in args.schemes.split(";"):
         cmd = [sys.executable, os.path.abspath(__file__), "--child", scheme, "--reps",
                str(args.reps)] + (["--shapes", args.shapes] if args.shapes else [])
         got, status, err, seconds = run_child(cmd, args.timeout)

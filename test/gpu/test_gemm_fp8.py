@@ -54,9 +54,11 @@ def test_planned_kernel_vs_float64(scaling, M, N, K):
 
 
 @pytest.mark.parametrize("scaling", g8.SCALINGS)
-def test_cluster_pair_multicast(scaling):
-    _, k = run(512, 1024, 512, scaling, cluster=2)
-    assert k.config.cluster == 2
+@pytest.mark.parametrize("cluster", [2, 4])
+def test_clusters_multicast(scaling, cluster):
+    """2: a CTA pair along M shares B; 4: a 2 x 2 cluster shares A and B."""
+    _, k = run(512, 1024, 512, scaling, cluster=cluster)
+    assert k.config.cluster == cluster
 
 
 @pytest.mark.parametrize("scaling", ["tensor", "row"])
@@ -118,6 +120,17 @@ def test_op_vs_float64_and_scaled_mm(scaling, M, N, K):
         theirs = torch._scaled_mm(a8, w8.t(), scale_a=sa_op, scale_b=sb_op,
                                   out_dtype=torch.bfloat16)
         check(c, theirs.double(), TOL)
+
+
+def test_op_refuses_misaligned_views_at_the_callers_line():
+    from pyptx.ops.matmul import MatmulError
+    a8, w8, sa, sb = quantised(64, 256, 128, "tensor")
+    flat = torch.zeros(8 + 256 * 128, dtype=torch.float8_e4m3fn, device="cuda")
+    for a, b in ((flat[8:8 + 64 * 128].view(64, 128), w8.t()),
+                 (a8, flat[8:].view(256, 128).t())):
+        with pytest.raises(MatmulError, match="16-byte aligned") as info:
+            matmul_fp8(a, b, sa, sb)
+        assert str(info.value).startswith(f"{__file__}:")
 
 
 def test_op_compiles_without_graph_breaks():
