@@ -73,6 +73,14 @@ def test_f32_out_through_direct_stores(scaling):
     run(200, 392, 384, scaling, out=torch.float32)
 
 
+@pytest.mark.parametrize("K", [128, 384, 1152, 2176])
+@pytest.mark.parametrize("chunk", [8, 1, 3])
+def test_block_promotion_orders(K, chunk):
+    """Overlapped promotion in runs of `chunk` k tiles (and serial, 1), with
+    k tile counts that take every path (1; 3; 9; 17: runs and a rest)."""
+    run(256, 384, K, "block", promotion_chunk=chunk)
+
+
 def test_block_scales_vary_along_k():
     """Each 128 of K has its own scales: A's scales of one k block times 16
     change C as the reference says (and by far more than the tolerance)."""

@@ -67,15 +67,39 @@ def test_fp8_wgmma_k32_and_128_wide_k_tiles():
     assert k.config.bk == 128 and k.config.stages == 4
 
 
+def _wgmma_scale_d(text):
+    return [l.rstrip(";").split(",")[-3].strip() for l in text.splitlines()
+            if "wgmma.mma_async" in l]
+
+
 def test_block_scales_promote_every_k_tile():
-    text = g8.build_gemm_fp8(1024, 1024, 1024, scaling="block").ptx()
-    wgmmas = [l for l in text.splitlines() if "wgmma.mma_async" in l]
-    assert len(wgmmas) == 8                      # the peeled first k tile and the loop
+    """DeepGEMM's order (promotion_chunk=1): each k tile's wgmmas, its
+    scales, wait_group 0, the promotion, in a loop over the k tiles."""
+    text = g8.build_gemm_fp8(1024, 1024, 1024, scaling="block", promotion_chunk=1).ptx()
     # every k tile restarts its partial: the first wgmma of each does not add D
-    assert [w.rstrip(";").split(",")[-3].strip() for w in wgmmas] == ["0", "1", "1", "1"] * 2
-    assert _count(text, "wgmma.wait_group.sync.aligned 0") >= 2
-    assert _count(text, "fma.rn.f32") == 64      # acc = partial * s + acc, 64 x 128 / 128
-    assert _count(text, "ld.global.f32") == 6    # sa of two rows, sb: per peeled/looped tile
+    assert _wgmma_scale_d(text) == ["0", "1", "1", "1"]
+    assert _count(text, "wgmma.wait_group.sync.aligned 0") == 1
+    assert _count(text, "wgmma.wait_group.sync.aligned 1") == 0
+    assert _count(text, "fma.rn.f32") == 64      # acc += partial * s, 64 x 128 / 128 a thread
+    assert _count(text, "ld.global.f32") == 3    # sa of its two rows, sb
+
+
+@pytest.mark.parametrize("K,issues,waits", [(128, 1, 0), (384, 3, 2), (1024, 8, 7),
+                                            (2176, 9, 7)])
+def test_overlapped_promotion_alternates_two_partials(K, issues, waits):
+    """The default (runs of 8 k tiles): in a run, k tile k's wgmmas go into
+    partial k % 2 and run while tile k-1 is promoted after wait_group 1;
+    runs end with wait_group 0 (so a loop over runs carries no wgmma), a
+    rest of k tiles is one shorter run."""
+    text = g8.build_gemm_fp8(256, 256, K, scaling="block").ptx()
+    assert _wgmma_scale_d(text) == ["0", "1", "1", "1"] * issues
+    wgmmas = [l for l in text.splitlines() if "wgmma.mma_async" in l]
+    partials = [l.split("{")[1].split(",")[0] for l in wgmmas[::4]]
+    names = partials[:2]                          # each run starts with the first partial
+    assert partials == [names[i % 8 % 2] for i in range(issues)]
+    assert len(set(partials)) == min(2, issues)
+    assert _count(text, "wgmma.wait_group.sync.aligned 1") == waits
+    assert _count(text, "ld.global.f32") == 3 * issues    # one set of scales per promotion
 
 
 def test_epilogue_scales():

@@ -190,14 +190,17 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
                    bn: int | None = None, cluster: int | None = None,
                    stages: int | None = None, epilogue: str | None = None,
                    group_m: int = GROUP_M, l2_promotion: str = "256B",
-                   num_sms: int = NUM_SMS, arch: str = ARCH):
+                   promotion_chunk: int = 8, num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel gemm(A, B, SA, SB) -> C for e4m3 A (M, K), B (N, K), f32
     scales of `scaling`'s shapes (scale_shapes) and C (M, N) out_dtype
     (bf16 or f32). bn (128 or 256; 128 for block scales), cluster (1; 2
     CTAs along M sharing B by multicast; 4: a 2 x 2 cluster sharing A and B,
     QuadProducer): plan_gemm_fp8's by default.
     stages: the ring depth (as many as fit by default). epilogue: "tma"
-    (bf16, N % 64 == 0, M >= 64: the default there) or "direct"."""
+    (bf16, N % 64 == 0, M >= 64: the default there) or "direct".
+    promotion_chunk (block scales): k tiles per run in which each k tile's
+    partial is promoted while the next one's wgmmas run (1: each waited
+    for, DeepGEMM's order; see BlockScaledConsumer)."""
     check_shape(M, N, K, scaling)
     if out_dtype not in (bf16, f32):
         raise ValueError(f"fp8 gemm: out_dtype must be bf16 or f32, not {out_dtype}")
@@ -249,8 +252,8 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
         consumer_class, epilogue_scales = None, None
         if scaling == "block":
             consumer_class = functools.partial(
-                BlockScaledConsumer, scales=BlockScales(p_sa, p_sb, k_blocks(K),
-                                                        last_row=last_row))
+                BlockScaledConsumer, chunk=promotion_chunk,
+                scales=BlockScales(p_sa, p_sb, k_blocks(K), last_row=last_row))
         elif scaling == "row":
             epilogue_scales = RowScales(p_sa, p_sb, last_row=last_row, col_limit=col_limit)
         else:
@@ -286,8 +289,8 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
 
 def build_grouped_gemm_fp8(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
                            stages: int | None = None, epilogue: str | None = None,
-                           l2_promotion: str = "256B", num_sms: int = NUM_SMS,
-                           arch: str = ARCH):
+                           l2_promotion: str = "256B", promotion_chunk: int = 8,
+                           num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel grouped(A, B, SA, SB, offs) -> C: the rows offs[g-1]:offs[g]
     of C (T, N) are those rows of A (T, K) @ B_g^T, B_g = B[g*N:(g+1)*N]
     (B is (G*N, K) e4m3), with block scales SA (T, ceil(K/128)) and SB
@@ -334,7 +337,8 @@ def build_grouped_gemm_fp8(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
         # a tile's rows past its expert's end are the next expert's (or past T):
         # their scales are read (clamped to T - 1), their outputs not stored
         consumer_class = functools.partial(
-            BlockScaledConsumer, scales=BlockScales(p_sa, p_sb, kb, last_row=T - 1))
+            BlockScaledConsumer, chunk=promotion_chunk,
+            scales=BlockScales(p_sa, p_sb, kb, last_row=T - 1))
 
         def tile_of(e):
             return GemmTile(a_row=e.row, b_row=e.expert * N + e.n0, c_row=e.row, c_col=e.n0,

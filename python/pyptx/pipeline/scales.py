@@ -113,24 +113,35 @@ class BlockScales:
 
 class BlockScaledConsumer(WgmmaConsumer):
     """A consumer warpgroup's k-loop with DeepGEMM's block scales (see the
-    module doc): the wgmmas of each 128-wide k tile write self.partial from
-    zero; the thread loads its scales for that k block (sa of its two rows,
-    sb of the tile's 128 columns: 3 ``ld.global.f32``, issued before the
-    wgmma wait so their latency hides behind the tensor core), waits
-    (``wgmma.wait_group 0``), frees the stage and promotes: ``acc = partial
-    * s`` on the first k tile, ``fma acc = partial * s + acc`` after (s =
-    sa * sb of the element's row: 2 ``mul`` and n / 2 ``fma`` per k tile).
-    The tile must be 128 columns wide at a multiple of 128 (one B block);
-    a GemmTile's b_row is its first row of B, a_row its first of A."""
+    module doc): the wgmmas of each 128-wide k tile write a partial
+    accumulator from zero; the thread loads its scales for that k block (sa
+    of its two rows, sb of the tile's 128 columns: 3 ``ld.global.f32``,
+    issued before the wgmma wait so their latency hides behind it), waits,
+    frees the stage and promotes: ``fma acc = partial * s + acc`` (s = sa *
+    sb of the element's row: 2 ``mul`` and n / 2 ``fma`` per k tile; acc
+    starts at zero).
 
-    def __init__(self, cfg, tiles, barriers, consumer, lane128, *, scales: BlockScales):
+    chunk: k tiles per run of overlapped promotion. Within a run two
+    partials take turns, so that k tile k's wgmmas run while tile k-1's
+    partial is promoted (``wgmma.wait_group 1``); a run ends with nothing
+    in flight (``wait_group 0``), so that the loop over runs has no wgmma
+    in flight at its back edge (ptxas serialises every wgmma of a loop
+    that carries one, warning C7514). chunk=1: one partial, every k tile
+    waited for before its promotion (DeepGEMM's order). The tile must be
+    128 columns wide at a multiple of 128 (one B block); a GemmTile's b_row
+    is its first row of B, a_row its first of A."""
+
+    def __init__(self, cfg, tiles, barriers, consumer, lane128, *, scales: BlockScales,
+                 chunk: int = 8):
         if cfg.bk != BLOCK or cfg.bn != BLOCK:
             raise ValueError(f"block-scaled wgmma: k tiles and the tile's columns must be "
                              f"{BLOCK} wide (one scale block); got bk={cfg.bk} bn={cfg.bn}")
+        if not isinstance(chunk, int) or chunk < 1:
+            raise ValueError(f"block-scaled wgmma: chunk must be a positive int, not {chunk!r}")
         super().__init__(cfg, tiles, barriers, consumer, lane128)
-        self.scales, self.consumer = scales, consumer
-        self.partial = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
-        self.mma_acc = self.partial
+        self.scales, self.consumer, self.chunk = scales, consumer, chunk
+        self.partials = [reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
+                         for _ in range(2 if chunk > 1 else 1)]
         lane = lane128 & 31
         self.row = ((lane128 >> 5) << 4) + (lane >> 2)
         self.sa = [reg.scalar(f32), reg.scalar(f32)]
@@ -148,29 +159,49 @@ class BlockScaledConsumer(WgmmaConsumer):
         pb = _row_pointer(sc.p_sb, tile.b_row >> 7, stride)
         return pa, pb
 
-    def _block(self, first, pa, pb):
-        """One k tile: its wgmmas into the partial (from zero), its scales
-        loaded meanwhile, the wait, the stage freed, the promotion."""
-        stage = self._k_tile(first=True)
+    def _issue(self, partial):
+        """One k tile's wgmmas into `partial`, from zero; returns its stage."""
+        self.mma_acc = partial
+        return self._k_tile(first=True)
+
+    def _load_scales(self, pa, pb):
         for x, p in zip(self.sa, pa):
             ptx.inst.ld.global_.f32(x, ptx.addr(p))
         ptx.inst.ld.global_.f32(self.sb, ptx.addr(pb))
         for p in pa + [pb]:
             ptx.inst.add.u64(p, p, 4)                     # the next k block's scales
-        ptx.wgmma.wait_group(0)
-        self._release(stage)
+
+    def _promote(self, partial):
         for s, a in zip(self.s, self.sa):
             ptx.inst.mul.f32(s, a, self.sb)
-        for i in range(self.cfg.bn // 2):
-            s = self.s[(i >> 1) & 1]                      # acc[4j + 2h + c]: row h
-            if first:
-                ptx.inst.mul.f32(self.acc[i], self.partial[i], s)
-            else:
-                ptx.inst.fma.rn.f32(self.acc[i], self.partial[i], s, self.acc[i])
+        for i in range(self.cfg.bn // 2):                 # acc[4j + 2h + c]: row h
+            ptx.inst.fma.rn.f32(self.acc[i], partial[i], self.s[(i >> 1) & 1], self.acc[i])
+
+    def _run(self, count, pa, pb):
+        """`count` k tiles, each promoted while the next one's wgmmas run;
+        nothing in flight before or after."""
+        ptx.inst.mov.u32(self.prev, self._issue(self.partials[0]))
+        for k in range(1, count):
+            stage = self._issue(self.partials[k % 2])
+            self._load_scales(pa, pb)                     # tile k-1's
+            ptx.wgmma.wait_group(1)                       # tile k-1 is done
+            self._release(self.prev)
+            ptx.inst.mov.u32(self.prev, stage)
+            self._promote(self.partials[(k - 1) % 2])
+        self._load_scales(pa, pb)
+        ptx.wgmma.wait_group(0)
+        self._release(self.prev)
+        self._promote(self.partials[(count - 1) % 2])
 
     def mainloop(self, tile=None):
         pa, pb = self._pointers(tile)
-        self._block(True, pa, pb)
-        if self.cfg.k_tiles > 1:
-            for _ in ptx.range_(1, self.cfg.k_tiles):
-                self._block(False, pa, pb)
+        for i in range(self.cfg.bn // 2):
+            ptx.inst.mov.f32(self.acc[i], 0.0)
+        runs, rest = divmod(self.cfg.k_tiles, self.chunk)
+        if runs == 1:
+            self._run(self.chunk, pa, pb)
+        elif runs > 1:
+            for _ in ptx.range_(0, runs):
+                self._run(self.chunk, pa, pb)
+        if rest:
+            self._run(rest, pa, pb)
