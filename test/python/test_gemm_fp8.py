@@ -16,9 +16,8 @@ from pyptx.types import f32
 CONFIGS = [
     ((8192, 8192, 8192), dict(scaling="tensor")),            # bn 256, 2-CTA cluster, TMA out
     ((8192, 8192, 8192), dict(scaling="row")),
-    ((8192, 8192, 8192), dict(scaling="block")),             # bn 128, 2 x 2 cluster
-    ((8192, 8192, 8192), dict(scaling="block", cluster=2)),
-    ((1024, 1024, 256), dict(scaling="row", cluster=4)),     # 2 x 2 cluster, bn 256
+    ((8192, 8192, 8192), dict(scaling="block")),             # bn 128, 2-CTA cluster
+    ((8192, 8192, 8192), dict(scaling="block", promotion_chunk=1)),
     ((512, 1024, 512), dict(scaling="row", cluster=2, bn=128)),
     ((1000, 1000, 1008), dict(scaling="row")),               # partial row/column tiles
     ((77, 264, 160), dict(scaling="block")),                 # partial k tile, direct out
@@ -109,14 +108,6 @@ def test_epilogue_scales():
     assert _count(row, "ld.global.v2.f32") == 32 and _count(row, "mul.f32") == 256
 
 
-def test_two_by_two_cluster_multicasts_a_and_b_halves():
-    text = g8.build_gemm_fp8(1024, 1024, 512, scaling="block", cluster=4).ptx()
-    assert ".reqnctapercluster 4, 1, 1" in text
-    loads = [l for l in text.splitlines() if "cp.async.bulk.tensor.2d" in l]
-    assert len(loads) == 2 and all(".multicast::cluster" in l and "%rh" in l for l in loads)
-    assert _count(text, "mapa.shared::cluster") >= 1          # stages freed in the peers
-
-
 def test_row_scales_guard_partial_tiles():
     text = g8.build_gemm_fp8(1000, 1000, 1008, scaling="row").ptx()
     assert _count(text, "min.u32") == 2          # rows past M read row M - 1's scale
@@ -130,7 +121,7 @@ def test_row_scales_guard_partial_tiles():
     (128, 128, 128, dict(scaling="blocks"), "scaling must be"),
     (512, 512, 512, dict(scaling="block", bn=256), "128 with block"),
     (128, 512, 512, dict(cluster=2), "cluster must be"),
-    (512, 384, 512, dict(cluster=4, bn=128), "cluster must be"),
+    (512, 512, 512, dict(cluster=4), "cluster must be"),
 ])
 def test_shapes_off_the_rules_are_refused(M, N, K, kw, match):
     with pytest.raises(ValueError, match=match):
@@ -146,8 +137,7 @@ def test_grouped_rules():
 
 def test_plan():
     assert plan_gemm_fp8(8192, 8192, 8192, "tensor") == {"bn": 256, "cluster": 2}
-    assert plan_gemm_fp8(8192, 8192, 8192, "block") == {"bn": 128, "cluster": 4}
-    assert plan_gemm_fp8(8192, 8320, 8192, "block") == {"bn": 128, "cluster": 2}
+    assert plan_gemm_fp8(8192, 8192, 8192, "block") == {"bn": 128, "cluster": 2}
     assert plan_gemm_fp8(1000, 1000, 1008, "row")["cluster"] == 1
     assert plan_gemm_fp8(128, 4096, 4096, "tensor")["bn"] == 128
 

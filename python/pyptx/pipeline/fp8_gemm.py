@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import functools
 
-from .. import Tile, kernel, ptx, reg
+from .. import Tile, kernel, ptx
 from ..specs import Layout
-from ..types import bf16, e4m3, f32, s32, u16, u32
+from ..types import bf16, e4m3, f32, s32
 from . import scheduler
 from .epilogue import WG_M, store_direct
 from .roles import launch_directives, warpgroup_ids
 from .scales import BLOCK, BlockScaledConsumer, BlockScales, RowScales, TensorScales
-from .wgmma_gemm import BM, THREADS, Config, GemmTile, GemmTiles, TmaProducer, run_roles, \
-    smem_bytes
+from .wgmma_gemm import BM, THREADS, Config, GemmTile, GemmTiles, run_roles, smem_bytes
 
 ARCH = "sm_90a"
 NUM_SMS = 132                      # H100 SXM / H200
@@ -93,9 +92,7 @@ def plan_gemm_fp8(M: int, N: int, K: int, scaling: str = "tensor",
     the SMs or 128-column ones finish in fewer waves (as the bf16 plan:
     a wave of 128-column tiles costs about 0.55 of a 256-column wave), else
     256; a 2-CTA cluster (B multicast) when M is whole cluster rows and
-    there are more than two waves of tiles; with block scales and N whole
-    256-column pairs a 2 x 2 cluster instead (A and B multicast: a 128 x
-    128 tile alone reads more from L2 per flop than the 128 x 256 one)."""
+    there are more than two waves of tiles."""
     tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128)}
     waves = {b: cdiv(t, num_sms) for b, t in tiles.items()}
     if scaling == "block" or N <= 128 or tiles[256] <= num_sms // 2 \
@@ -104,66 +101,7 @@ def plan_gemm_fp8(M: int, N: int, K: int, scaling: str = "tensor",
     else:
         bn = 256
     cluster = 2 if M % (2 * BM) == 0 and tiles[bn] > 2 * num_sms and N >= bn else 1
-    if cluster == 2 and scaling == "block" and N % (2 * bn) == 0:
-        cluster = 4
     return {"bn": bn, "cluster": cluster}
-
-
-class QuadProducer(TmaProducer):
-    """The producer of a 2 x 2 cluster (cluster=4): CTA rank r computes the
-    tile (m_sub, n_sub) = (r & 1, r >> 1) of a 256 x 2bn cluster tile. A
-    tile's A rows are shared by the two CTAs with its m_sub, its B rows by
-    the two with its n_sub: each CTA loads half of its A tile (the 64 rows
-    n_sub) multicast to its A pair, and half of its B tile (the bn / 2 rows
-    m_sub) multicast to its B pair, so a CTA's own loads are half of what
-    one CTA alone would load. Its full barrier counts the whole stage (its
-    halves and its peers'); every consumer frees a stage in all four CTAs."""
-
-    def __init__(self, cfg, tiles, barriers, a_desc, b_desc, b_rank, cta_rank=None,
-                 b_box_cols=None):
-        self.cfg, self.tiles = cfg, tiles
-        self.a_desc, self.b_desc = a_desc, b_desc
-        self.ring = tiles.ring.producer(barriers)
-        self.sA_base = reg.from_(tiles.sA, u32)
-        self.sB_base = reg.from_(tiles.sB, u32)
-        m_sub, n_sub = cta_rank & 1, cta_rank >> 1
-        self.a_shift, self.b_shift = n_sub * (BM // 2), m_sub * (cfg.bn // 2)
-        self.a_offset, self.b_offset = self.a_shift * BK, self.b_shift * BK
-        self.a_mask, self.b_mask = reg.scalar(u16), reg.scalar(u16)
-        ptx.inst.cvt.u16.u32(self.a_mask, m_sub * 5 + 5)   # ranks m_sub, m_sub + 2: 5 << m_sub
-        ptx.inst.cvt.u16.u32(self.b_mask, n_sub * 9 + 3)   # ranks 2 n_sub, 2 n_sub + 1
-
-    def load_tile(self, t: GemmTile):
-        cfg, tiles = self.cfg, self.tiles
-        a_row, b_row = t.a_row + self.a_shift, t.b_row + self.b_shift
-        for k in ptx.range_(0, cfg.k_tiles):
-            stage, full = self.ring.acquire()
-            full.arrive_expect_tx(cfg.load_tx)
-            k_elem = k * cfg.bk
-            ptx.cp.async_.bulk.tensor_2d(
-                dst=self.sA_base + stage * cfg.a_bytes + self.a_offset, src=self.a_desc,
-                coord=(k_elem, a_row), mbar=full, multicast_mask=self.a_mask)
-            ptx.cp.async_.bulk.tensor_2d(
-                dst=self.sB_base + stage * cfg.b_bytes + self.b_offset, src=self.b_desc,
-                coord=(k_elem, b_row), mbar=full, multicast_mask=self.b_mask)
-
-
-def quad_schedule(m_rows, n_cols, *, bn, group, clusters):
-    """schedule(body) over 2 x 2 clusters of 128 x bn tiles: cluster tile t
-    (grouped order, as GroupedScheduler's) is rows 256 mc.., columns 2 bn
-    nc..; CTA rank r takes its (r & 1, r >> 1) quarter."""
-    def schedule(body):
-        cid = reg.from_(ptx.special.clusterid.x(), u32)
-        rank = reg.from_(ptx.special.cluster_ctarank(), u32)
-        m_sub, n_sub = rank & 1, rank >> 1
-        for t in ptx.range_(cid, m_rows * n_cols, clusters):
-            g = t // (group * n_cols)
-            local = t - g * (group * n_cols)
-            mc = g * group + local % group
-            m0 = mc * (2 * BM) + m_sub * BM
-            n0 = (local // group) * (2 * bn) + n_sub * bn
-            body(GemmTile(a_row=m0, b_row=n0, c_col=n0))
-    return schedule
 
 
 def _config(M, N, K, *, bn, cluster, stages, epilogue, out_dtype, extra_smem=0):
@@ -193,9 +131,8 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
                    promotion_chunk: int = 8, num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel gemm(A, B, SA, SB) -> C for e4m3 A (M, K), B (N, K), f32
     scales of `scaling`'s shapes (scale_shapes) and C (M, N) out_dtype
-    (bf16 or f32). bn (128 or 256; 128 for block scales), cluster (1; 2
-    CTAs along M sharing B by multicast; 4: a 2 x 2 cluster sharing A and B,
-    QuadProducer): plan_gemm_fp8's by default.
+    (bf16 or f32). bn (128 or 256; 128 for block scales), cluster (1 or 2
+    CTAs along M sharing B by multicast): plan_gemm_fp8's by default.
     stages: the ring depth (as many as fit by default). epilogue: "tma"
     (bf16, N % 64 == 0, M >= 64: the default there) or "direct".
     promotion_chunk (block scales): k tiles per run in which each k tile's
@@ -210,11 +147,9 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
     if bn not in (128, 256) or (scaling == "block" and bn != BLOCK):
         raise ValueError(f"fp8 gemm: bn must be 128 or 256 (128 with block scales), "
                          f"not {bn!r}")
-    if cluster not in (1, 2, 4) or (cluster == 2 and (M < 2 * BM or N < bn)) or (
-            cluster == 4 and (M % (2 * BM) or N % (2 * bn))):
-        raise ValueError(f"fp8 gemm: cluster must be 1, 2 (M >= {2 * BM}, N >= bn={bn}) or 4 "
-                         f"(2 x 2: M a multiple of {2 * BM}, N of {2 * bn}); got {cluster!r} "
-                         f"(M={M} N={N})")
+    if cluster not in (1, 2) or (cluster == 2 and (M < 2 * BM or N < bn)):
+        raise ValueError(f"fp8 gemm: cluster must be 1, or 2 with M >= {2 * BM} and "
+                         f"N >= bn={bn}; got {cluster!r} (M={M} N={N})")
     tma_ok = out_dtype == bf16 and N % 64 == 0 and M >= WG_M
     epilogue = epilogue or ("tma" if tma_ok else "direct")
     if epilogue not in ("tma", "direct") or (epilogue == "tma" and not tma_ok):
@@ -223,16 +158,15 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
     cfg = _config(M, N, K, bn=bn, cluster=cluster, stages=stages, epilogue=epilogue,
                   out_dtype=out_dtype)
 
-    m_rows = cdiv(M, BM * min(cluster, 2))
-    n_tiles = cdiv(N, bn) // (2 if cluster == 4 else 1)
+    m_rows = cdiv(M, BM * cluster)
+    n_tiles = cdiv(N, bn)
     clusters = min(num_sms // cluster, m_rows * n_tiles)
     group = scheduler.group_rows(m_rows, group_m)
     last_row = M - 1 if M % BM else None
     col_limit = N if N % bn else None
     sa_spec, sb_spec = _scale_specs(scaling, M, N, K)
-    a_box = BM // 2 if cluster == 4 else cfg.a_rows        # 2 x 2: half a tile each
-    a_spec = Tile(M, K, e4m3, Layout.TMA_128B, tma_box=(a_box, BK))
-    b_spec = Tile(N, K, e4m3, Layout.TMA_128B, tma_box=(min(bn // min(cluster, 2), N), BK))
+    a_spec = Tile(M, K, e4m3, Layout.TMA_128B, tma_box=(cfg.a_rows, BK))
+    b_spec = Tile(N, K, e4m3, Layout.TMA_128B, tma_box=(min(bn // cluster, N), BK))
     c_spec = (Tile(M, N, bf16, Layout.TMA_128B, tma_box=(WG_M, cfg.epi_cols), tma_rank=3)
               if epilogue == "tma" else Tile(M, N, out_dtype))
 
@@ -259,14 +193,11 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
         else:
             epilogue_scales = TensorScales(p_sa, p_sb)
 
-        if cluster == 4:
-            schedule = quad_schedule(m_rows, n_tiles, bn=bn, group=group, clusters=clusters)
-        else:
-            grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
-                                                 ctas=clusters, cluster=cluster)
+        grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
+                                             ctas=clusters, cluster=cluster)
 
-            def schedule(body):
-                grouped(lambda m0, n0: body(GemmTile(a_row=m0, b_row=n0, c_col=n0)))
+        def schedule(body):
+            grouped(lambda m0, n0: body(GemmTile(a_row=m0, b_row=n0, c_col=n0)))
 
         def store(consumer, tile, row0, frag, tma_out):
             if epilogue_scales is not None:
@@ -279,8 +210,7 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
 
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=2,
                   c_desc=c_desc, schedule=schedule, store=store,
-                  consumer_class=consumer_class,
-                  producer_class=QuadProducer if cluster == 4 else None)
+                  consumer_class=consumer_class)
         ptx.ret()
 
     gemm_fp8.config = cfg

@@ -257,8 +257,7 @@ class WgmmaConsumer:
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
-              store, b_box_cols=None, prefetch=True, consumer_class=None,
-              producer_class=None):
+              store, b_box_cols=None, prefetch=True, consumer_class=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -266,17 +265,16 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     cluster, every thread meets at a cluster barrier before leaving. prefetch:
     the producer thread first prefetches the TMA descriptors
     (``prefetch.tensormap``), so the first loads do not wait for them.
-    consumer_class / producer_class: the consumer's and the producer's
-    classes (default WgmmaConsumer and TmaProducer; same constructor
-    arguments)."""
+    consumer_class: the consumer's class (default WgmmaConsumer; same
+    constructor arguments)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
             if prefetch:
                 prefetch_descriptors(a_desc, b_desc, c_desc)
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
-            producer = (producer_class or TmaProducer)(cfg, tiles, barriers, a_desc, b_desc,
-                                                       b_rank, rank, b_box_cols)
+            producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
+                                   b_box_cols)
             schedule(producer.load_tile)
     with consumer_role():
         consumer_id = wg - 1
