@@ -13,8 +13,8 @@ Scalings (pipeline.scales):
 - "block": DeepGEMM's sa (M, ceil(K/128)) per 1 x 128 block of A and sb
   (ceil(N/128), ceil(K/128)) per 128 x 128 block of B; every k tile's
   partial product is promoted into the f32 accumulator with its scales
-  (BlockScaledConsumer). Two 64 x 128 f32 fragments per thread (partial
-  and accumulator) fit the consumers' registers only with 128-column
+  (BlockScaledConsumer). The accumulator and two partials (64 x bn f32
+  fragments each) fit the consumers' registers only with 128-column
   tiles, so block-scaled tiles are 128 x 128.
 
 Shapes: any M; N a multiple of 8 and K a multiple of 16 (16-byte rows for

@@ -29,11 +29,9 @@ from .wgmma_gemm import WgmmaConsumer
 BLOCK = 128                      # K (and B's N) extent of one block scale
 
 
-def _load_f32(ptr, offset_bytes=0, pred=None):
+def _load_f32(ptr):
     value = reg.scalar(f32)
-    if pred is not None:
-        ptx.inst.mov.f32(value, 0.0)          # a guarded-off scale reads as 0
-    ptx.inst.ld.global_.f32(value, ptx.addr(ptr, offset_bytes), pred=pred)
+    ptx.inst.ld.global_.f32(value, ptx.addr(ptr))
     return value
 
 
