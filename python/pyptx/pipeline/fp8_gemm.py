@@ -27,9 +27,10 @@ columns guarded).
 Measured on an H100 SXM (2026-12-06, benchmarks/gemm_fp8.py, beside
 ``torch._scaled_mm`` with the same scales): per-tensor and row-wise
 1400-1510 TFLOP/s at 4096^3 to 8192 x 28672 x 8192 (cuBLAS 1250-1460);
-block-scaled 1228 TFLOP/s at 8192^3 (cuBLAS block-wise 1276) with the
-overlapped promotion, 1096 in DeepGEMM's serial order; a 2 x 2 cluster
-sharing A and B was slower (734 block-scaled, 904 per-tensor).
+block-scaled 1184-1228 TFLOP/s at 8192^3 (cuBLAS block-wise 1178-1276 in
+the same runs) with the overlapped promotion, 1096 in DeepGEMM's serial
+order; a 2 x 2 cluster sharing A and B was slower (734 block-scaled, 904
+per-tensor).
 
 ``build_grouped_gemm_fp8`` is the MoE grouped GEMM with block scales:
 variable rows per expert (offs, the rows' cumulative ends, as
