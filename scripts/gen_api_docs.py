@@ -26,7 +26,7 @@ MODULES = ["pyptx", "pyptx.kernel", "pyptx.kernel_trace", "pyptx.raw_params",
            "pyptx.hw.cluster", "pyptx.hw.fence", "pyptx.hw.tcgen05", "pyptx.hw.tcgen05_desc",
            "pyptx.program", "pyptx.codegen", "pyptx.pipeline", "pyptx.pipeline.wgmma_gemm",
            "pyptx.pipeline.tcgen05_gemm", "pyptx.pipeline.attention", "pyptx.pipeline.hopper_gemm",
-           "pyptx.ops"]
+           "pyptx.pipeline.fp8_gemm", "pyptx.pipeline.scales", "pyptx.ops"]
 
 
 def _signature(obj) -> str:

@@ -6,8 +6,11 @@ in models (PyTorch autograd, torch.compile, CUDA graphs; JAX jit/grad).
   lengths, sliding windows and packed sequences (docs/ops.md).
 - :func:`matmul` -- the Hopper GEMM for any M, N, K with fused epilogues
   (bias, GELU / SiLU, residual) and its backward.
+- :func:`matmul_fp8` -- the Hopper FP8 (e4m3) GEMM with per-tensor,
+  row-wise or block (DeepGEMM) scales; forward only.
 """
 from .attention import OpArgumentError, flash_attention
 from .matmul import matmul
+from .matmul_fp8 import matmul_fp8
 
-__all__ = ["flash_attention", "matmul", "OpArgumentError"]
+__all__ = ["flash_attention", "matmul", "matmul_fp8", "OpArgumentError"]

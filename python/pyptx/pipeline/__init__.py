@@ -19,6 +19,10 @@ library (CuTe ships them as ``cutlass.pipeline`` and its tile schedulers).
   sequences) and its masks, the float64 reference.
 - :mod:`.hopper_gemm` -- the dense Hopper GEMM kernel for any M, N, K with
   fused epilogues (bias, GELU / SiLU, residual) and its per-shape plan.
+- :mod:`.scales` -- FP8 dequantisation scales on a wgmma accumulator:
+  per tensor, row-wise, DeepGEMM's block scales (promoted per k tile).
+- :mod:`.fp8_gemm` -- the FP8 (e4m3) Hopper GEMM with those scales and
+  the block-scaled grouped GEMM for MoE.
 - :mod:`.tcgen05_gemm` -- Blackwell: TMEM accumulator double buffer,
   tcgen05 commits to mbarriers, the 1-SM/2-SM GEMM roles.
 

@@ -38,6 +38,17 @@ class Config:
     epi_cols: int = BN             # columns per TMA-store chunk of the epilogue
     a_rows: int = BM               # rows of an A box (fewer when M < BM)
     b_cols: int = 0                # B columns (N) loaded per stage, all CTAs (0: bn)
+    ab_dtype: object = bf16        # A and B elements: bf16, or e4m3 (K-major B only)
+
+    @property
+    def bk(self):
+        """K elements of a k tile: one 128-byte swizzled row (64 bf16, 128 fp8)."""
+        return 128 // (self.ab_dtype.bits // 8)
+
+    @property
+    def mma_k(self):
+        """K of one wgmma (32 bytes of a K-major row): 16 for bf16, 32 for fp8."""
+        return 32 // (self.ab_dtype.bits // 8)
 
     @property
     def a_bytes(self):
@@ -79,9 +90,9 @@ class GemmTiles:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        self.sA = smem.wgmma_tile(bf16, (cfg.stages, BM, BK), major="K")
+        self.sA = smem.wgmma_tile(cfg.ab_dtype, (cfg.stages, BM, cfg.bk), major="K")
         if cfg.b_major == "K":
-            self.sB = smem.wgmma_tile(bf16, (cfg.stages, cfg.bn, BK), major="K")
+            self.sB = smem.wgmma_tile(cfg.ab_dtype, (cfg.stages, cfg.bn, cfg.bk), major="K")
         else:
             self.sB = smem.wgmma_tile(bf16, (cfg.stages, BK, cfg.bn), major="MN")
         self.sC = None
@@ -156,7 +167,7 @@ class TmaProducer:
         for k in ptx.range_(0, cfg.k_tiles):
             stage, full = self.ring.acquire()
             full.arrive_expect_tx(cfg.load_tx)
-            k_elem = k * BK if isinstance(t.k0, int) and t.k0 == 0 else k * BK + t.k0
+            k_elem = k * cfg.bk if isinstance(t.k0, int) and t.k0 == 0 else k * cfg.bk + t.k0
             ptx.cp.async_.bulk.tensor_2d(dst=self.tiles.sA[stage], src=self.a_desc,
                                          coord=(k_elem, a_row), mbar=full)
             kb = k_elem if isinstance(k_row, int) and k_row == 0 else k_elem + k_row
@@ -190,6 +201,7 @@ class WgmmaConsumer:
         self.ring = tiles.ring.consumer(barriers)
         self.prev = reg.scalar(u32, init=0)
         self.acc = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
+        self.mma_acc = self.acc          # what the wgmmas write (a subclass may split them)
         # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
         self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
         # (in a cluster these addresses carry the CTA's rank above bit 23;
@@ -207,9 +219,10 @@ class WgmmaConsumer:
         a = wgmma_descriptor(self.a_base + stage * cfg.a_bytes, self.a_layout)
         b = wgmma_descriptor(self.b_base + stage * cfg.b_bytes, self.b_layout)
         ptx.wgmma.fence()
-        for j in range(BK // 16):
-            ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, 16), dtype_d=f32, dtype_a=bf16,
-                                dtype_b=bf16, d=self.acc, a=a, b=b,
+        for j in range(cfg.bk // cfg.mma_k):
+            ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
+                                dtype_a=cfg.ab_dtype, dtype_b=cfg.ab_dtype, d=self.mma_acc,
+                                a=a, b=b,
                                 scale_d=not (first and j == 0),
                                 trans_b=0 if cfg.b_major == "K" else 1,
                                 a_k_offset=32 * j, b_k_offset=self.b_step * j)
@@ -222,8 +235,9 @@ class WgmmaConsumer:
         cta = None if self.cfg.cluster == 1 else self.lane128
         self.ring.release(stage, pred=self.signal, cta=cta)
 
-    def mainloop(self):
-        """All K tiles of one output tile into self.acc; every stage is freed."""
+    def mainloop(self, tile=None):
+        """All K tiles of one output tile (a GemmTile, for subclasses that
+        need it) into self.acc; every stage is freed."""
         stage = self._k_tile(first=True)
         ptx.inst.mov.u32(self.prev, stage)
         for _ in ptx.range_(1, self.cfg.k_tiles):
@@ -236,7 +250,8 @@ class WgmmaConsumer:
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
-              store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None):
+              store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
+              consumer_class=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -247,7 +262,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     c_stripes: the TMA epilogue stores 64-column stripes through a rank-2
     c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
     producer thread before each tile's loads (an L2 prefetch of what the
-    tile's epilogue reads, for one)."""
+    tile's epilogue reads, for one). consumer_class: the consumer's class
+    (default WgmmaConsumer; same constructor arguments)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
@@ -265,14 +281,14 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                 schedule(load)
     with consumer_role():
         consumer_id = wg - 1
-        consumer = WgmmaConsumer(cfg, tiles, barriers, consumer_id, lane128)
+        consumer = (consumer_class or WgmmaConsumer)(cfg, tiles, barriers, consumer_id, lane128)
         frag = fragment_row_col(lane128)
         tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
                                    chunk_cols=cfg.epi_cols, stripes=c_stripes) \
             if tiles.sC is not None else None
 
         def tile(t):
-            consumer.mainloop()
+            consumer.mainloop(t)
             store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
         schedule(tile)
         if tma_out is not None:
