@@ -28,9 +28,9 @@ usage: attention.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384
 the same tokens: grouped-query (32 Q / 8 KV heads), odd lengths (S = 1000,
 4097), packed sequences (random lengths 1..8k summing to 64k tokens), causal
 and not; sdpa's flash backend beside the dense and GQA ones. Each row and
-its dense row are timed in alternating rounds (the median of three rounds
-of each): the card's clock drifts over a run by more than the differences
-measured.
+its dense row are timed call by call in turn (the median of 4 x reps
+per-pair ratios): the card's clock drifts over a run by more than the
+differences measured.
 """
 from __future__ import annotations
 
@@ -64,6 +64,29 @@ def time_calls(calls, reps):
     """Median milliseconds of one call (harness.time_calls, a shorter warm-up:
     these calls are long)."""
     return harness_time_calls(calls, reps, warmup_calls=4, warmup_s=0.05)
+
+
+def time_pair(calls_a, calls_b, pairs):
+    """(median ms of a, median ms of b, median of the per-pair ratios b/a):
+    a and b alternate call by call, each timed with CUDA events, enqueued
+    behind a sleep kernel; the card's clock, which drifts over a run by more
+    than the differences measured here, is nearly the same within a pair."""
+    torch = _torch()
+    time_calls(calls_a, 3)                    # warm-up of both
+    time_calls(calls_b, 3)
+    events = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(pairs)]
+    torch.cuda._sleep(20_000_000)
+    for i, (e0, e1, e2) in enumerate(events):
+        e0.record()
+        calls_a[i % len(calls_a)]()
+        e1.record()
+        calls_b[i % len(calls_b)]()
+        e2.record()
+    torch.cuda.synchronize()
+    a = [e0.elapsed_time(e1) for e0, e1, _ in events]
+    b = [e1.elapsed_time(e2) for _, e1, e2 in events]
+    return (statistics.median(a), statistics.median(b),
+            statistics.median(y / x for x, y in zip(a, b)))
 
 
 def sdpa_call(backend, q, k, v, causal):
@@ -278,13 +301,12 @@ def feature_inputs(shape, causal, fa):
     return ours, flash, 4 * pairs * H * D
 
 
-def run_features(heads, reps, only=None, rounds=3):
+def run_features(heads, reps, only=None):
     """RESULT lines for feature_rows: ours (TFLOP/s of the FLOPs actually
     needed), sdpa's flash backend where it takes the case, and ours / the
-    dense row of the same tokens, that dense row timed in the same rounds
-    (round by round: the row, then its dense row; medians over the rounds),
-    so that the card's clock drift over the run does not enter the ratio.
-    only: substrings of the row names to run (None: all)."""
+    dense row of the same tokens, the two timed call by call in turn
+    (time_pair, 4 * reps pairs). only: substrings of the row names to run
+    (None: all)."""
     torch = _torch()
     from examples.hopper import flash_attention as fa
     dense, done = {}, {}      # dense (name, causal) -> (calls, flops); config -> row
@@ -310,13 +332,9 @@ def run_features(heads, reps, only=None, rounds=3):
                     shape_vs = next(r[1] for r in feature_rows(heads) if r[0] == vs)
                     got = feature_inputs(shape_vs, causal, fa)
                     partner = dense[(vs, causal)] = (got[0], got[2])
-                mine, theirs = [], []
-                for _ in range(rounds):
-                    mine.append(time_calls(ours, reps))
-                    theirs.append(time_calls(partner[0], reps))
-                ms, dense_ms = statistics.median(mine), statistics.median(theirs)
+                ms, dense_ms, time_ratio = time_pair(ours, partner[0], 4 * reps)
                 row.update(dense_ms=dense_ms, dense_tflops=partner[1] / dense_ms / 1e9,
-                           ratio_dense_same_tokens=(flops / ms) / (partner[1] / dense_ms))
+                           ratio_dense_same_tokens=flops / partner[1] * time_ratio)
             row.update(ours_ms=ms, ours_tflops=flops / ms / 1e9)
             if flash is not None:
                 try:
