@@ -44,9 +44,9 @@ sequence dimension, so a tile's last key block may hold the next
 sequence's rows: masked for S, and zeroed in shared memory for V by a
 producer warp before P V reads them (0 * Inf would be NaN). Partial
 blocks known at trace time cost less (the consumers, in
-_flash_attention_consumer.py): the key tail's products run only its
-columns, and a warpgroup whose rows all lie past the end only frees the
-stages.
+_flash_attention_consumer.py): the key tail's softmax and P V run only
+its columns, and a warpgroup whose rows all lie past the end only frees
+the stages.
 
 Options: ``persistent=True`` (the basic kernel) runs min(tiles, SMs) CTAs
 that walk the tiles, ``stages`` (ring depth), ``pingpong=False``. Measured
