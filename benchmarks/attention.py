@@ -22,12 +22,15 @@ attention.json and attention.png (matplotlib) under --out.
 usage: attention.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,16384]
                     [--dims 64,128] [--causal both|yes|no] [--reps N] [--timeout S]
                     [--variants tile,persistent,...]
-       attention.py --features [--heads H] [--reps N] [--out DIR]
+       attention.py --features [--heads H] [--reps N] [--out DIR] [--only odd,GQA,...]
 
 --features: D=128 rows of the general kernel, each beside the dense row of
 the same tokens: grouped-query (32 Q / 8 KV heads), odd lengths (S = 1000,
 4097), packed sequences (random lengths 1..8k summing to 64k tokens), causal
-and not; sdpa's flash backend beside the dense and GQA ones.
+and not; sdpa's flash backend beside the dense and GQA ones. Each row and
+its dense row are timed call by call in turn (the median of 4 x reps
+per-pair ratios): the card's clock drifts over a run by more than the
+differences measured.
 """
 from __future__ import annotations
 
@@ -61,6 +64,29 @@ def time_calls(calls, reps):
     """Median milliseconds of one call (harness.time_calls, a shorter warm-up:
     these calls are long)."""
     return harness_time_calls(calls, reps, warmup_calls=4, warmup_s=0.05)
+
+
+def time_pair(calls_a, calls_b, pairs):
+    """(median ms of a, median ms of b, median of the per-pair ratios b/a):
+    a and b alternate call by call, each timed with CUDA events, enqueued
+    behind a sleep kernel; the card's clock, which drifts over a run by more
+    than the differences measured here, is nearly the same within a pair."""
+    torch = _torch()
+    time_calls(calls_a, 3)                    # warm-up of both
+    time_calls(calls_b, 3)
+    events = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(pairs)]
+    torch.cuda._sleep(20_000_000)
+    for i, (e0, e1, e2) in enumerate(events):
+        e0.record()
+        calls_a[i % len(calls_a)]()
+        e1.record()
+        calls_b[i % len(calls_b)]()
+        e2.record()
+    torch.cuda.synchronize()
+    a = [e0.elapsed_time(e1) for e0, e1, _ in events]
+    b = [e1.elapsed_time(e2) for _, e1, e2 in events]
+    return (statistics.median(a), statistics.median(b),
+            statistics.median(y / x for x, y in zip(a, b)))
 
 
 def sdpa_call(backend, q, k, v, causal):
@@ -242,50 +268,73 @@ def feature_rows(heads, seed=0):
     return rows
 
 
-def run_features(heads, reps):
+def feature_inputs(shape, causal, fa):
+    """(our calls on two input sets, sdpa flash calls or None, FLOPs) of a
+    feature row's shape."""
+    torch = _torch()
+    D = 128
+    if "lens" in shape:
+        lens, H = shape["lens"], shape["H"]
+        cu = torch.tensor([0] + list(itertools.accumulate(lens)), dtype=torch.int32,
+                          device="cuda")
+        T = int(cu[-1])
+        pairs = sum(n * (n + 1) // 2 if causal else n * n for n in lens)
+        sets = [[torch.randn(T, H, D, device="cuda").to(torch.bfloat16) for _ in range(3)]
+                for _ in range(2)]
+        kw = dict(cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=max(lens),
+                  max_seqlen_k=max(lens))
+        ours = [lambda s=s: fa.flash_attention(*s, causal, **kw) for s in sets]
+        return ours, None, 4 * pairs * H * D
+    B, H, Hk, S = shape["B"], shape["H"], shape["Hk"], shape["S"]
+    pairs = B * (S * (S + 1) // 2 if causal else S * S)
+    sets = [[torch.randn(B, h, S, D, device="cuda").to(torch.bfloat16) for h in (H, Hk, Hk)]
+            for _ in range(2)]
+    ours = [lambda s=s: fa.flash_attention(*s, causal) for s in sets]
+    gqa = dict(enable_gqa=True) if Hk != H else {}
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    def flash_call(s):
+        with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+            return torch.nn.functional.scaled_dot_product_attention(
+                *s, is_causal=causal, **gqa)
+    flash = [lambda s=s: flash_call(s) for s in sets]
+    return ours, flash, 4 * pairs * H * D
+
+
+def run_features(heads, reps, only=None):
     """RESULT lines for feature_rows: ours (TFLOP/s of the FLOPs actually
     needed), sdpa's flash backend where it takes the case, and ours / the
-    dense row of the same tokens."""
+    dense row of the same tokens, the two timed call by call in turn
+    (time_pair, 4 * reps pairs). only: substrings of the row names to run
+    (None: all)."""
     torch = _torch()
     from examples.hopper import flash_attention as fa
-    D, done = 128, {}
+    dense, done = {}, {}      # dense (name, causal) -> (calls, flops); config -> row
     for name, shape, causal, vs in feature_rows(heads):
         config = f"{name}{' causal' if causal else ''}"
-        row = dict(config=config, causal=causal, D=D)
+        if only and not any(o in config for o in only):
+            continue
+        row = dict(config=config, causal=causal, D=128)
         try:
-            if "lens" in shape:
-                lens, H = shape["lens"], shape["H"]
-                cu = torch.tensor([0] + list(itertools.accumulate(lens)),
-                                  dtype=torch.int32, device="cuda")
-                T = int(cu[-1])
-                pairs = sum(n * (n + 1) // 2 if causal else n * n for n in lens)
-                sets = [[torch.randn(T, H, D, device="cuda").to(torch.bfloat16)
-                         for _ in range(3)] for _ in range(2)]
-                kw = dict(cu_seqlens_q=cu, cu_seqlens_k=cu, max_seqlen_q=max(lens),
-                          max_seqlen_k=max(lens))
-                ours = [lambda s=s: fa.flash_attention(*s, causal, **kw) for s in sets]
-                flash = None
+            ours, flash, flops = feature_inputs(shape, causal, fa)
+            if flash is not None and ("S" in shape and shape["S"] % 128 or
+                                      shape.get("Hk") != shape.get("H")):
+                o, _ = ours[0]()             # ours against sdpa flash once
+                ref = flash[0]()
+                torch.cuda.synchronize()
+                row["rel_err_vs_flash"] = rel(o, ref)
+            if vs is None:
+                dense[(name, causal)] = (ours, flops)
+                ms = time_calls(ours, reps)
             else:
-                B, H, Hk, S = shape["B"], shape["H"], shape["Hk"], shape["S"]
-                pairs = B * (S * (S + 1) // 2 if causal else S * S)
-                sets = [[torch.randn(B, h, S, D, device="cuda").to(torch.bfloat16)
-                         for h in (H, Hk, Hk)] for _ in range(2)]
-                ours = [lambda s=s: fa.flash_attention(*s, causal) for s in sets]
-                gqa = dict(enable_gqa=True) if Hk != H else {}
-                from torch.nn.attention import SDPBackend, sdpa_kernel
-
-                def flash_call(s):
-                    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-                        return torch.nn.functional.scaled_dot_product_attention(
-                            *s, is_causal=causal, **gqa)
-                flash = [lambda s=s: flash_call(s) for s in sets]
-                if S % 128 or Hk != H:   # check ours against sdpa flash once
-                    o, _ = ours[0]()
-                    ref = flash_call(sets[0])
-                    torch.cuda.synchronize()
-                    row["rel_err_vs_flash"] = rel(o, ref)
-            flops = 4 * pairs * shape["H"] * D
-            ms = time_calls(ours, reps)
+                partner = dense.get((vs, causal))
+                if partner is None:          # built here, kept for the next rows
+                    shape_vs = next(r[1] for r in feature_rows(heads) if r[0] == vs)
+                    got = feature_inputs(shape_vs, causal, fa)
+                    partner = dense[(vs, causal)] = (got[0], got[2])
+                ms, dense_ms, time_ratio = time_pair(ours, partner[0], 4 * reps)
+                row.update(dense_ms=dense_ms, dense_tflops=partner[1] / dense_ms / 1e9,
+                           ratio_dense_same_tokens=flops / partner[1] * time_ratio)
             row.update(ours_ms=ms, ours_tflops=flops / ms / 1e9)
             if flash is not None:
                 try:
@@ -294,22 +343,12 @@ def run_features(heads, reps):
                                ratio_flash=fms / ms)
                 except Exception as e:  # noqa: BLE001 -- not offered
                     row["flash_error"] = f"{type(e).__name__}: {e}"[:200]
-            other = done.get(f"{vs}{' causal' if causal else ''}") if vs else None
-            if other is not None:
-                row["ratio_dense_same_tokens"] = row["ours_tflops"] / other["ours_tflops"]
-            del sets, ours, flash
+            del ours, flash
         except Exception as e:  # noqa: BLE001 -- report and go on
             row["error"] = f"{type(e).__name__}: {e}"[:500]
         done[config] = row
         torch.cuda.empty_cache()
         print("RESULT " + json.dumps(row), flush=True)
-    # rows whose dense partner came later
-    for config, row in done.items():
-        name = config.replace(" causal", "")
-        vs = next((r[3] for r in feature_rows(heads) if r[0] == name), None)
-        other = done.get(f"{vs}{' causal' if row['causal'] else ''}") if vs else None
-        if other is not None and "ours_tflops" in row and "ours_tflops" in other:
-            row["ratio_dense_same_tokens"] = row["ours_tflops"] / other["ours_tflops"]
     return list(done.values())
 
 
@@ -340,10 +379,12 @@ def main():
                    help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")
     p.add_argument("--features", action="store_true",
                    help="the feature rows instead: GQA, odd lengths, packed sequences")
+    p.add_argument("--only", help="--features: comma-separated substrings of the rows to run")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.features:
-        rows = run_features(args.heads, args.reps)
+        rows = run_features(args.heads, args.reps,
+                            args.only.split(",") if args.only else None)
         os.makedirs(args.out, exist_ok=True)
         with open(os.path.join(args.out, "attention_features.json"), "w") as f:
             json.dump(rows, f, indent=1)

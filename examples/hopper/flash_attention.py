@@ -39,7 +39,14 @@ is head // group); the (batch, seq, heads, D) layout; a sliding window
 (cu_seqlens). Its tensor maps are 5-D with the sequence as a dimension of
 its own, so tail boxes are zero-filled per (batch, head); key blocks that
 cross a bound are masked, rows past a sequence's end are not stored; a row
-that sees no key gets O = 0 and LSE = +inf.
+that sees no key gets O = 0 and LSE = +inf. Packed sequences share one
+sequence dimension, so a tile's last key block may hold the next
+sequence's rows: masked for S, and zeroed in shared memory for V by a
+producer warp before P V reads them (0 * Inf would be NaN). Partial
+blocks known at trace time cost less (the consumers, in
+_flash_attention_consumer.py): the key tail's softmax and P V run only
+its columns, and a warpgroup whose rows all lie past the end only frees
+the stages.
 
 Options: ``persistent=True`` (the basic kernel) runs min(tiles, SMs) CTAs
 that walk the tiles, ``stages`` (ring depth), ``pingpong=False``. Measured
@@ -61,33 +68,27 @@ from dataclasses import dataclass
 if __package__ in (None, ""):  # run as a script: make `examples` importable
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-import numpy as np  # noqa: E402
-
 import examples.common  # noqa: E402,F401  (makes pyptx importable)
 import pyptx  # noqa: E402
 from pyptx import Tile, kernel, ptx, reg, smem  # noqa: E402
-from pyptx.pipeline import (AttentionScheduler, PingPong, Ring, consumer_role,  # noqa: E402
-                            fragment_row_col, init_rings, launch_directives,
-                            prefetch_descriptors, producer_role, store_direct)
+from pyptx.pipeline import (AttentionScheduler, Ring, consumer_role,  # noqa: E402
+                            init_rings, launch_directives, prefetch_descriptors,
+                            producer_role)
 from pyptx.pipeline.attention import (SequenceMask, SequenceWork,  # noqa: E402
                                       kernel_arguments, sequence_tma_desc)
 # reference(q, k, v, causal, softmax_scale=, window=): the float64 maths (NumPy)
 from pyptx.pipeline.attention import reference  # noqa: E402,F401
 from pyptx.pipeline.roles import CONSUMER_REGS, PRODUCER_REGS  # noqa: E402,F401
-from pyptx.pipeline.wgmma_gemm import wgmma_descriptor  # noqa: E402
 from pyptx.errors import KernelError  # noqa: E402
 from pyptx.specs import Layout  # noqa: E402
-from pyptx.types import b32, bf16, f32, s32, u32, u64  # noqa: E402
+from pyptx.types import bf16, f32, s32, u32, u64  # noqa: E402
+
+from examples.hopper._flash_attention_consumer import (BM, BN, LOG2E, WG_M,  # noqa: E402,F401
+                                                       Consumer)
 
 ARCH = "sm_90a"
-BM = 128                   # Q rows per CTA: two consumer warpgroups of 64
-BN = 128                   # K/V rows per block
-WG_M = 64
 THREADS = 384              # producer warpgroup + two consumer warpgroups
 HEAD_DIMS = (64, 128)
-LOG2E = 1.4426950408889634
-LN2 = 0.6931471805599453
-NEG_INF = float("-inf")
 NUM_SMS = 132              # H100 SXM / H200
 
 
@@ -166,6 +167,21 @@ class Config:
     @property
     def masked(self):
         return self.general and (self.tail or self.key_window != (-1, -1))
+
+    @property
+    def first_keys(self):
+        """The keys of every tile's first block when they are fewer than BN and
+        known at trace time (fixed lengths, no window: the key tail), else None."""
+        tail = self.keys % BN
+        if not self.general or self.varlen or self.key_window != (-1, -1) or not tail:
+            return None
+        return tail
+
+    @property
+    def may_idle(self):
+        """Whether a consumer warpgroup's 64 rows may all lie past the end of
+        the sequence (it then only drains the rings)."""
+        return self.general and (self.varlen or 0 < self.seq % BM <= WG_M)
 
     @property
     def may_be_empty(self):
@@ -268,6 +284,8 @@ class SharedTiles:
         # full: the producer's arrive + bytes; empty: one arrive per consumer
         self.k_ring = Ring(cfg.stages, empty_arrivals=2)
         self.v_ring = Ring(cfg.stages, empty_arrivals=2)
+        # packed sequences: the bytes of the first V block (the key tail) are in
+        self.v_tail = smem.mbarrier(1) if cfg.varlen else None
 
     def init(self, leader):
         """Thread `leader` initialises the barriers; then the CTA meets."""
@@ -275,6 +293,8 @@ class SharedTiles:
             ptx.mbarrier.init(self.q_bar[0], 1)
             if self.q_empty is not None:
                 ptx.mbarrier.init(self.q_empty[0], 2)
+            if self.v_tail is not None:
+                ptx.mbarrier.init(self.v_tail[0], 1)
         init_rings(leader, [self.k_ring, self.v_ring], extra=q_barriers)
 
 
@@ -326,11 +346,23 @@ class Producer:
 
     def tile(self, work):
         """K of the last block (the first used), Q, then (K of block j, V of
-        block j+1) for j going down, then V of block 0."""
+        block j+1) for j going down, then V of block 0. Packed sequences:
+        V of the last block right after Q, completing on v_tail (for
+        zero_v_tail), then (K, V) of block j going down."""
         self.work = work
         row = reg.from_(work.kv_row + (work.n_blocks - 1) * BN, u32)
         self._load("k", row)
         self._load_q(work.q_row)
+        if self.cfg.varlen:
+            stage, _ = self.v.acquire()     # the tile's first V stage: 0
+            tail = self.tiles.v_tail[0]
+            ptx.mbarrier.arrive_expect_tx(tail, self.cfg.tile_bytes)
+            self._copy(self.tiles.sV[stage], self.v_desc, row, tail, "kv")
+            for _ in ptx.range_(0, work.n_blocks - 1):
+                ptx.inst.sub.u32(row, row, BN)
+                self._load("k", row)
+                self._load("v", row)
+            return
         for _ in ptx.range_(0, work.n_blocks - 1):
             ptx.inst.sub.u32(row, row, BN)
             self._load("k", row)
@@ -338,265 +370,25 @@ class Producer:
         self._load("v", row)
 
 
-# -- the consumers ------------------------------------------------------------------------
-
-class Consumer:
-    """A consumer warpgroup: its 64 Q rows against every K/V block."""
-
-    def __init__(self, cfg, tiles, consumer, lane128):
-        D = cfg.head_dim
-        self.cfg, self.tiles, self.D = cfg, tiles, D
-        self.s = reg.wgmma_frag(m=WG_M, n=BN, dtype=f32)     # scores, then P in f32
-        self.o = reg.wgmma_frag(m=WG_M, n=D, dtype=f32)
-        self.p = reg.array(b32, BN // 4)                     # P as bf16 pairs: wgmma's A
-        self.m = [reg.scalar(f32) for _ in range(2)]         # running max (scaled), per half
-        self.l = [reg.scalar(f32) for _ in range(2)]         # this thread's part of the row sum
-        self.alpha = [reg.scalar(f32) for _ in range(2)]     # O's rescale factor
-        self.k = tiles.k_ring.consumer(bind=False)
-        self.v = tiles.v_ring.consumer(bind=False)
-        self.k.bind()
-        self.v.bind()
-        self.frees = lane128 == 0                            # one arrival per warpgroup
-        self.q_phase = reg.scalar(u32, init=0) if cfg.persistent else 0
-        # this warpgroup's 64 rows start 64 lines into each 128-line Q panel
-        q_addr = reg.from_(tiles.sQ, u32) + consumer * (WG_M * 128)
-        self.q_desc = wgmma_descriptor(q_addr, tiles.sQ.gmma_layout)
-        self.k_base = reg.from_(tiles.sK, u32)
-        self.v_base = reg.from_(tiles.sV, u32)
-        self.turns = PingPong(consumer, enabled=cfg.pingpong)
-        self.frag = fragment_row_col(lane128)
-        self.consumer = consumer
-
-    # -- the two products -------------------------------------------------------------
-    def free(self, ring, stage):
-        ring.release(stage, pred=self.frees)
-
-    def issue_qk(self, stage):
-        """S = Q K^T over D in k16 steps; a step's 32 bytes lie in panel kk // 4."""
-        tiles = self.tiles
-        k_desc = wgmma_descriptor(self.k_base + stage * self.cfg.tile_bytes,
-                                  tiles.sK.gmma_layout)
-        ptx.wgmma.fence()
-        for kk in range(self.D // 16):
-            within = (kk % 4) * 32
-            ptx.wgmma.mma_async(shape=(WG_M, BN, 16), dtype_d=f32, dtype_a=bf16,
-                                dtype_b=bf16, d=self.s, a=self.q_desc, b=k_desc,
-                                scale_d=kk > 0, a_k_offset=(kk // 4) * BM * 128 + within,
-                                b_k_offset=(kk // 4) * BN * 128 + within)
-        ptx.wgmma.commit_group()
-
-    def issue_pv(self, stage):
-        """O += P V over the block's keys in k16 steps: 16 lines of V (2048 bytes)
-        and registers 4kk..4kk+3 of P."""
-        layout = self.tiles.sV.gmma_layout
-        v_desc = wgmma_descriptor(self.v_base + stage * self.cfg.tile_bytes, layout)
-        ptx.wgmma.fence()
-        for kk in range(BN // 16):
-            ptx.wgmma.mma_async(shape=(WG_M, self.D, 16), dtype_d=f32, dtype_a=bf16,
-                                dtype_b=bf16, d=self.o, a=self.p[4 * kk:4 * kk + 4],
-                                b=v_desc, scale_d=True, trans_b=1,
-                                b_k_offset=kk * 16 * layout.line_bytes)
-        ptx.wgmma.commit_group()
-
-    # -- softmax ----------------------------------------------------------------------------
-    @staticmethod
-    def _half(i):
-        """Which of the thread's two rows register i of a fragment is in."""
-        return (i >> 1) & 1
-
-    @staticmethod
-    def _column(i):
-        """Register i's column, less the thread's 2*(lane%4)."""
-        return 8 * (i >> 2) + (i & 1)
-
-    @staticmethod
-    def _tree(values, op):
-        """Combines registers pairwise (a tree: short dependency chains)."""
-        values = list(values)
-        while len(values) > 1:
-            nxt = [op(values[i], values[i + 1]) for i in range(0, len(values) - 1, 2)]
-            if len(values) % 2:
-                nxt.append(values[-1])
-            values = nxt
-        return values[0]
-
-    def mask_diagonal(self, limits):
-        """Causal mask of the diagonal block: -inf where column > row."""
-        for i in range(BN // 2):
-            over = limits[self._half(i)] < self._column(i)
-            ptx.inst.mov.f32(self.s[i], NEG_INF, pred=over)
-
-    def softmax(self, first, safe=None):
-        """P = ex2(S*scale - m) in place in S, with m the running row max
-        (scaled); alpha = ex2(m_old - m_new); l = l*alpha + rowsum(P).
-        Masked kernels: a row with no key yet has m = -inf; its exponents
-        are then taken against 0 (P = 0, alpha = 0), never -inf - -inf."""
-        scale = self.cfg.scale_log2
-        safe = self.cfg.masked if safe is None else safe
-        s = self.s
-        for h in range(2):
-            mine = [s[i] for i in range(BN // 2) if self._half(i) == h]
-            row_max = self._tree(mine, lambda a, b: a.max(b))
-            ptx.warp.reduce_max(row_max, width=4)
-            scaled = row_max * scale
-            if not first:
-                ptx.inst.max.f32(scaled, scaled, self.m[h])
-            offset = scaled
-            if safe:
-                offset = reg.scalar(f32)
-                ptx.inst.selp.f32(offset, 0.0, scaled, scaled == NEG_INF)
-            if first:
-                ptx.inst.mov.f32(self.m[h], scaled)
-                ptx.inst.mov.f32(self.alpha[h], 1.0)
-            else:
-                ptx.inst.sub.f32(self.alpha[h], self.m[h], offset)
-                ptx.inst.ex2.approx.ftz.f32(self.alpha[h], self.alpha[h])
-                ptx.inst.mov.f32(self.m[h], scaled)
-            neg = -offset
-            for x in mine:
-                ptx.inst.fma.rn.ftz.f32(x, x, scale, neg)
-                ptx.inst.ex2.approx.ftz.f32(x, x)
-            row_sum = self._tree(mine, lambda a, b: a + b)
-            if first:
-                ptx.inst.mov.f32(self.l[h], row_sum)
-            else:
-                ptx.inst.fma.rn.f32(self.l[h], self.l[h], self.alpha[h], row_sum)
-
-    def pack_p(self):
-        """P (f32 in S) as bf16 pairs: register 4kk+j of P holds columns
-        16kk + 8(j//2) + 2(lane%4) + {0, 1} of row half j%2 -- the accumulator's
-        registers 8kk+2j, 8kk+2j+1 (cvt puts its first source in the high half)."""
-        for j in range(BN // 4):
-            ptx.inst.cvt.rn.bf16x2.f32(self.p[j], self.s[2 * j + 1], self.s[2 * j])
-
-    def rescale_o(self):
-        for i in range(self.D // 2):
-            ptx.inst.mul.f32(self.o[i], self.o[i], self.alpha[self._half(i)])
-
-    # -- the block loop ----------------------------------------------------------------------
-    def empty_tile(self):
-        """A tile that sees no key: O = 0, l = 0, m = -inf (the epilogue
-        writes O = 0 and LSE = +inf)."""
-        for i in range(self.D // 2):
-            ptx.inst.mov.f32(self.o[i], 0.0)
-        for h in range(2):
-            ptx.inst.mov.f32(self.l[h], 0.0)
-            ptx.inst.mov.f32(self.m[h], NEG_INF)
-
-    def _mask_first(self, mask):
-        if isinstance(mask, SequenceMask):
-            mask.apply(self.s, BN)
-        elif mask is not None:
-            self.mask_diagonal(mask)
-
-    def tile(self, work, limits):
-        """Every K/V block of a tile, last first: the first one peeled (S and
-        softmax only), then per block S_j, P_{j+1} V_{j+1} and softmax_j,
-        then the last P V. limits: the causal mask of the first (diagonal)
-        block, a SequenceMask (every block, where it crosses a bound), or
-        None."""
-        n_blocks = work.n_blocks
-        for i in range(self.D // 2):
-            ptx.inst.mov.f32(self.o[i], 0.0)
-        ptx.mbarrier.wait(self.tiles.q_bar[0], self.q_phase)
-        if self.cfg.persistent:
-            self.q_phase ^= 1
-
-        k_stage = self.k.wait()
-        self.turns.take()
-        self.issue_qk(k_stage)
-        self.turns.give()
-        ptx.wgmma.wait_group(0)
-        self.free(self.k, k_stage)
-        self._mask_first(limits)
-        self.softmax(first=True)
-        self.pack_p()
-
-        # a SequenceMask masks the blocks that cross a bound (a uniform branch
-        # in the step; a mask-free copy of the step measured no faster)
-        mask = (lambda: limits.apply(self.s, BN)) if isinstance(limits, SequenceMask) else None
-        for _ in ptx.range_(0, n_blocks - 1):
-            self._block(mask, safe=self.cfg.masked)
-
-        if self.cfg.persistent:      # the tile's last S is done: Q may be replaced
-            ptx.mbarrier.arrive(self.tiles.q_empty[0], pred=self.frees)
-        self.rescale_o()
-        v_stage = self.v.wait()
-        self.issue_pv(v_stage)
-        ptx.wgmma.wait_group(0)
-        self.free(self.v, v_stage)
-
-    def _block(self, mask, safe):
-        """One step of the block loop: S_j = Q K_j^T and O += P_{j+1} V_{j+1}
-        issued, the softmax of S_j while P V runs (mask() first, if any)."""
-        k_stage = self.k.wait()
-        self.turns.take()
-        self.issue_qk(k_stage)
-        self.rescale_o()                  # while S is computed
-        v_stage = self.v.wait()
-        self.issue_pv(v_stage)
-        self.turns.give()
-        ptx.wgmma.wait_group(1)           # S is done; P V still runs
-        self.free(self.k, k_stage)
-        if mask is not None:
-            mask()
-        self.softmax(first=False, safe=safe)
-        ptx.wgmma.wait_group(0)
-        self.free(self.v, v_stage)
-        self.pack_p()
-
-    def _normalise(self):
-        """O /= l and LSE = (m + log2 l) * ln 2 (natural log of the unscaled
-        logits' exp sum) per row half; masked kernels: a row with no key
-        (l = 0) keeps O = 0 and gets LSE = +inf, as FlashAttention writes."""
-        lse = []
-        for h in range(2):
-            ptx.warp.reduce_sum(self.l[h], width=4)
-            inv = reg.scalar(f32)
-            ptx.inst.rcp.approx.ftz.f32(inv, self.l[h])
-            empty = None
-            if self.cfg.masked:
-                empty = self.l[h] == 0.0
-                ptx.inst.selp.f32(inv, 0.0, inv, empty)
-            for i in range(self.D // 2):
-                if self._half(i) == h:
-                    ptx.inst.mul.f32(self.o[i], self.o[i], inv)
-            log_l = reg.scalar(f32)
-            ptx.inst.lg2.approx.ftz.f32(log_l, self.l[h])
-            value = (log_l + self.m[h]) * LN2
-            if empty is not None:
-                ptx.inst.selp.f32(value, float("inf"), value, empty)
-            lse.append(value)
-        return lse
-
-    def epilogue(self, po, plse, q_row):
-        """O / l to bf16, and LSE from the first lane of each row."""
-        row, _ = self.frag
-        row0 = q_row + self.consumer * WG_M
-        lse = self._normalise()
-        store_direct(self.o, bf16, po, row0, 0, self.D, self.D, frag=self.frag)
-        grow = reg.from_(row0 + row, u64)
-        where = plse + grow * 4
-        first_lane = (self.frag[1]) == 0     # column 2*(lane%4) == 0
-        ptx.inst.st.global_.f32(ptx.addr(where), lse[0], pred=first_lane)
-        ptx.inst.st.global_.f32(ptx.addr(where, 8 * 4), lse[1], pred=first_lane)
-
-    def sequence_epilogue(self, work, po, ldc, plse, lse_base):
-        """The general kernel's epilogue: rows m0.. of the sequence whose O
-        starts at po (ldc elements a row) and whose LSE starts at element
-        lse_base of plse; rows past the sequence are not written."""
-        row, _ = self.frag
-        row0 = work.m0 + self.consumer * WG_M
-        lse = self._normalise()
-        limit = None if isinstance(work.seq_q, int) and work.seq_q % BM == 0 else work.seq_q
-        store_direct(self.o, bf16, po, row0, 0, ldc, self.D, row_limit=limit,
-                     frag=self.frag)
-        grow = row0 + row
-        where = plse + reg.from_(grow + lse_base, u64) * 4
-        first_lane = (self.frag[1]) == 0
-        for h in range(2):
-            ok = first_lane if limit is None else first_lane & ((grow + 8 * h) < limit)
-            ptx.inst.st.global_.f32(ptx.addr(where, 8 * 4 * h), lse[h], pred=ok)
+def zero_v_tail(cfg, tiles, work, lane):
+    """Packed sequences: the first V block of a tile (the last key block)
+    may run into the next sequence, whose rows the mask sets to P = 0; but
+    0 * Inf is NaN in P V, so one producer warp zeroes those rows in shared
+    memory (whole 128-byte lines of each 64-column panel, 16 bytes a lane)
+    once the block is in, fences them for the tensor cores and only then
+    completes the stage's full barrier."""
+    keep = reg.from_(work.seq_k, s32) - (work.n_hi - 1) * BN    # rows in the sequence
+    first_chunk = reg.from_(keep.min(BN), u32) * 8 + lane       # 8 chunks a line
+    base = reg.from_(tiles.sV, u32)                             # stage 0
+    zero = reg.scalar(u32, init=0)
+    ptx.mbarrier.wait(tiles.v_tail[0], 0)
+    for chunk in ptx.range_(first_chunk, BN * 8, 32):
+        at = base + chunk * 16
+        for panel in range(cfg.head_dim // 64):
+            ptx.inst.st.shared.v4.b32(ptx.addr(at, panel * BN * 128), [zero] * 4)
+    ptx.inst.fence.proxy.async_.shared__cta()
+    ptx.inst.bar.warp.sync(-1)
+    ptx.mbarrier.arrive(tiles.v_ring.full[0], pred=lane == 0)
 
 
 # -- the kernel -----------------------------------------------------------------------------
@@ -718,6 +510,10 @@ def _build_general(cfg, arch):
         with producer_role(wg):
             with ptx.if_(tid == 0 if nonempty is None else (tid == 0) & nonempty):
                 Producer(cfg, tiles, descs).tile(work)
+            if cfg.varlen:
+                warp1 = (tid >> 5) == 1
+                with ptx.if_(warp1 if nonempty is None else warp1 & nonempty):
+                    zero_v_tail(cfg, tiles, work, tid & 31)
         with consumer_role():
             consumer = Consumer(cfg, tiles, wg - 1, tid & 127)
             row0 = work.m0 + consumer.consumer * WG_M
@@ -725,22 +521,34 @@ def _build_general(cfg, arch):
                                 column=Consumer._column, half=Consumer._half) \
                 if cfg.masked else None
             consumer.turns.start()
-            if nonempty is None:
-                consumer.tile(work, mask)
-            else:
-                with ptx.if_(nonempty):
-                    consumer.tile(work, mask)
+
+            def compute_and_store():
+                if nonempty is None:
+                    consumer.tile(work, mask, cfg.first_keys)
+                else:
+                    with ptx.if_(nonempty):
+                        consumer.tile(work, mask, cfg.first_keys)
+                    with ptx.else_():
+                        consumer.empty_tile()
+                # this (batch, head)'s first O element and LSE entry
+                if cfg.varlen:
+                    first = work.q_start * H + work.h
+                    lse_base = work.h * cfg.total_q + work.q_start
+                elif cfg.layout == "bshd":
+                    first, lse_base = work.b * (cfg.seq * H) + work.h, work.bh * cfg.seq
+                else:
+                    first, lse_base = work.bh * cfg.seq, work.bh * cfg.seq
+                po_slice = po + reg.from_(first, u64) * (2 * D)
+                consumer.sequence_epilogue(work, po_slice, ldc, plse, lse_base)
+
+            if cfg.may_idle:     # rows all past the end: only free the stages
+                idle = row0 >= work.seq_q
+                with ptx.if_(idle if nonempty is None else idle & nonempty):
+                    consumer.drain(work)
                 with ptx.else_():
-                    consumer.empty_tile()
-            # this (batch, head)'s first O element and LSE entry
-            if cfg.varlen:
-                first, lse_base = work.q_start * H + work.h, work.h * cfg.total_q + work.q_start
-            elif cfg.layout == "bshd":
-                first, lse_base = work.b * (cfg.seq * H) + work.h, work.bh * cfg.seq
+                    compute_and_store()
             else:
-                first, lse_base = work.bh * cfg.seq, work.bh * cfg.seq
-            po_slice = po + reg.from_(first, u64) * (2 * D)
-            consumer.sequence_epilogue(work, po_slice, ldc, plse, lse_base)
+                compute_and_store()
             consumer.turns.finish()
         ptx.ret()
 

@@ -7,10 +7,12 @@ boxes take the head h // group; masks, -inf guards and predicated stores
 appear only where the configuration needs them; packed sequences read
 their offsets and end CTAs past their sequence."""
 import re
+import warnings
 
 import pytest
 
 from examples.hopper import flash_attention as fa
+from pyptx.errors import KernelWarning
 from pyptx.pipeline.attention import SequenceTensorMap
 
 LOAD5 = "cp.async.bulk.tensor.5d.shared::cluster.global.tile"
@@ -27,6 +29,12 @@ CONFIGS = [
     dict(batch=1, heads=2, seq=1000, head_dim=128, seq_k=900, window=(64, 32)),
     dict(batch=3, heads=4, seq=1024, head_dim=64, causal=True, varlen=True, total_q=2000,
          total_k=2100, seq_k=1000, heads_kv=2),
+    # partial blocks: a one-key tail and a one-row last Q block (an idle warpgroup)
+    dict(batch=15, heads=16, seq=4097, head_dim=128),
+    dict(batch=2, heads=4, seq=4097, head_dim=64, causal=True),
+    dict(batch=2, heads=2, seq=17, head_dim=64),
+    dict(batch=2, heads=2, seq=129, head_dim=128, layout="bshd"),
+    dict(batch=3, heads=4, seq=1024, head_dim=128, varlen=True, total_q=2000, total_k=2000),
 ]
 
 
@@ -34,7 +42,9 @@ CONFIGS = [
                                                              if k not in ("batch", "head_dim")))
 def test_assembles_without_spills(kw, assemble):
     k = fa.build_flash_attention(**kw)
-    m = k.module()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", KernelWarning)     # the hazard checker's findings
+        m = k.module()
     assemble(m.ptx, "sm_90a")
     r = k.resources()
     assert r["ok"], r["ptxas_stderr"]
@@ -70,8 +80,9 @@ def test_gqa_boxes_take_the_head_of_the_group():
 
 def test_masks_and_guards_where_needed():
     odd = fa.build_flash_attention(2, 4, 1000, 128).ptx()
-    # the key tail: one compare and -inf per score of the block that crosses it
-    assert len([l for l in lines(odd, "mov.f32") if "0fFF800000" in l]) == 2 * 64
+    # the key tail: one compare and -inf per score of the first block, the only
+    # one that crosses it (104 keys: 112 columns, 56 registers a thread)
+    assert len([l for l in lines(odd, "mov.f32") if "0fFF800000" in l]) == 112 // 2
     # rows past the sequence are not stored; rows with no key get LSE = +inf
     assert all(l.strip().startswith("@") for l in lines(odd, "st.global.b32"))
     assert "0f7F800000" in odd
@@ -84,6 +95,23 @@ def test_masks_and_guards_where_needed():
     assert len(left.findall(window)) == 2 * 64 + 1 and len(right.findall(window)) == 2 * 64
     causal = fa.build_flash_attention(1, 2, 1000, 128, causal=True).ptx()
     assert len(right.findall(causal)) == 2 * 64 and not left.findall(causal)
+
+
+def test_partial_blocks_cost_less():
+    """The key tail known at trace time (S = 4097: one key) runs P V over one
+    k-step and its softmax over 16 columns; a warpgroup whose rows all lie
+    past the end (the last Q block has 1 row) drains the rings instead."""
+    text = fa.build_flash_attention(1, 2, 4097, 128).ptx()
+    pv_steps = [l for l in lines(text, "wgmma.mma_async") if "{%b" in l]
+    # P V: one k-step for the first block, 8 in the loop and 8 for the last block
+    assert len(pv_steps) == 1 + 8 + 8
+    # exponents: 8 of the first block's 16 columns, 64 + 2 (alpha) in two later steps
+    assert len(lines(text, "ex2.approx")) == 8 + 2 * (64 + 2)
+    aligned = fa.build_flash_attention(1, 2, 4096, 128, layout="bshd").ptx()
+    assert len([l for l in lines(aligned, "wgmma.mma_async") if "{%b" in l]) == 2 * 8
+    # 4097 rows: the last Q block has 1 <= 64 rows; 1000 rows: 104 > 64, none idle
+    assert fa.Config(1, 2, 4097, 128, layout="bshd").may_idle
+    assert not fa.Config(1, 2, 1000, 128, layout="bshd").may_idle
 
 
 def test_packed_sequences_read_their_offsets():

@@ -247,11 +247,12 @@ class SequenceMask:
             crosses.append(self.start < self.max_lo)
         return crosses[0] if len(crosses) == 1 else crosses[0] | crosses[1]
 
-    def mask(self, scores):
+    def mask(self, scores, regs=None):
         """-inf where a score's key is outside its row's range (the block of
-        the last crosses())."""
+        the last crosses()); regs: the first registers only (default all)."""
         from .. import ptx
         start = self.start
+        regs = self.regs if regs is None else regs
         for h in range(2):
             hi = None
             if self.right >= 0:
@@ -261,7 +262,7 @@ class SequenceMask:
             elif self.tail:
                 hi = self.tail_lim - start
             lo = self.base[h] - self.left - start if self.left >= 0 else None
-            for i in range(self.regs):
+            for i in range(regs):
                 if self.half(i) != h:
                     continue
                 if hi is not None:
@@ -273,12 +274,13 @@ class SequenceMask:
         """On to the next block (the one before)."""
         self.blk -= 1
 
-    def apply(self, scores, bn):
-        """Masks `scores` for the current block where it crosses a bound (a
-        uniform branch), then steps to the next block."""
+    def apply(self, scores, bn, regs=None):
+        """Masks `scores` (its first `regs` registers, default all) for the
+        current block where it crosses a bound (a uniform branch), then
+        steps to the next block."""
         from .. import ptx
         with ptx.if_(self.crosses(bn)):
-            self.mask(scores)
+            self.mask(scores, regs)
         self.step()
 
 
