@@ -284,3 +284,41 @@ def test_ops_are_found_by_the_kernel_itself():
     assert torch_runtime._op_name(k.ref, (), None) == name
     assert torch_runtime._op_name(other.ref, (), None) != name
     assert getattr(torch.ops.pyptx, name).default._schema.name == f"pyptx::{name}"
+
+
+def test_inductor_calls_the_op_implementation_without_the_dispatcher():
+    # Inductor's generated code (on the CPU here: the launches stand in as
+    # CPU arithmetic) calls each op's implementation by its name in
+    # extern_kernels, not torch.ops.pyptx.<op>; the written input and the
+    # output stay as the op's schema says, in program order.
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+    from examples.common.inplace import build_add_one, build_add_one_copy
+    from pyptx.runtime.torch import launcher
+
+    add_one, add_one_copy = build_add_one(256), build_add_one_copy(256)
+    calls = []
+
+    def add_one_eager(inputs, raws, template, out=None, remember=False):
+        calls.append("add_one")
+        inputs[0].add_(1)
+
+    def add_one_copy_eager(inputs, raws, template, out=None, remember=False):
+        calls.append("add_one_copy")
+        y = inputs[0].clone()
+        inputs[0].add_(1)
+        return y
+    launcher(add_one).eager = add_one_eager
+    launcher(add_one_copy).eager = add_one_copy_eager
+    f = torch.compile(lambda t: (add_one(t), add_one_copy(t) * 3 + t)[1], fullgraph=True)
+    t = torch.randn(256)
+    t0 = t.clone()
+    with config.patch(force_disable_caches=True):  # a cached graph is not lowered
+        out, codes = run_and_get_code(f, t)
+    code = "\n".join(codes)
+    assert re.search(r"extern_kernels\.pyptx_add_one_\d+\(", code), code
+    assert re.search(r"extern_kernels\.pyptx_add_one_copy_\d+\(", code), code
+    assert not re.search(r"torch\.ops\.pyptx\.\w+\.default\(", code), code
+    assert calls == ["add_one", "add_one_copy"]
+    assert torch.equal(t, t0 + 1 + 1)
+    assert torch.allclose(out, (t0 + 1) * 3 + (t0 + 1 + 1))

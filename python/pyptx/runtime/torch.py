@@ -27,6 +27,7 @@ from pyptx.errors import PyptxError
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays, log_compile,
                            fill_raw, launch_kind, output_shapes, raw_env,
                            runtime, split_raw)
+from pyptx.runtime.inductor import call_directly
 
 _DTYPES = {
     "f32": torch.float32, "tf32": torch.float32, "f64": torch.float64,
@@ -464,6 +465,7 @@ def _register(k, template, writes=()) -> str:
     _LIBRARY.define(name + schema)
     _LIBRARY.impl(name, impl, "CompositeExplicitAutograd")
     torch.library.register_fake(f"pyptx::{name}", fake, lib=_LIBRARY)
+    call_directly(name, impl)
     return name
 
 
