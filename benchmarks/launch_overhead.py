@@ -7,10 +7,12 @@
    jax.jit function calling a kernel beside jax.jit of ``x + 1``. Each figure
    is the median of --rounds rounds of --launches back-to-back launches
    timed on the host (synchronised before and after). Compiled functions
-   (torch.compile(fullgraph=True), by default and mode="reduce-overhead";
-   jax.jit) come in pairs, the same function with the native op and with
-   the kernel, in place and out of place, with and without a following op;
-   the pair's rounds interleaved; ratio = pyptx / native (target <= 1.0x).
+   (torch.compile(fullgraph=True), by default and mode="reduce-overhead",
+   the in-place ones also on a static input, which CUDA graphs take; jax.jit,
+   also with the input donated) come in pairs, the same function with the
+   native op and with the kernel, in place and out of place, with and
+   without a following op; the pair's rounds interleaved; ratio = pyptx /
+   native (target <= 1.0x).
 2. The small-shape table (the original pyptx's shapes 32x1024, 256x4096,
    1024x8192, 2048x8192): rms_norm, layer_norm, softmax and swiglu, each
    whole call ``k(x, ...)`` (outputs allocated by the call) beside PyTorch's
@@ -39,6 +41,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+
+from benchmarks.harness import write_results  # noqa: E402
 
 SHAPES = ((32, 1024), (256, 4096), (1024, 8192), (2048, 8192))
 KERNELS = ("rms_norm", "layer_norm", "softmax", "swiglu")
@@ -94,7 +98,9 @@ def per_launch(fn, launches, rounds, sync):
 def jax_pairs(add_one, plus_one):
     """(name, native fn, pyptx fn, sync) pairs under jax.jit, or [] where
     JAX has no GPU: x + 1 beside plus_one(x), and beside add_one(x) (its
-    written input comes back as a result)."""
+    written input comes back as a result: XLA copies the input first unless
+    it is donated, so also both sides with donate_argnums=0, each call
+    taking the last call's result)."""
     # JAX would otherwise take most of the GPU's memory next to PyTorch.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     try:
@@ -107,19 +113,30 @@ def jax_pairs(add_one, plus_one):
     x = jnp.zeros(32, jnp.float32)
     theirs = jax.jit(lambda a: a + 1)
     ours_out, ours_in = jax.jit(lambda a: plus_one(a)), jax.jit(lambda a: add_one(a))
+    theirs_donated = jax.jit(lambda a: a + 1, donate_argnums=0)
+    ours_donated = jax.jit(lambda a: add_one(a), donate_argnums=0)
     assert float(ours_out(x)[0]) == 1.0, "plus_one under jax.jit computed wrong"
     assert float(ours_in(x)[0]) == 1.0, "add_one under jax.jit computed wrong"
-    state = {}
+    assert float(ours_donated(jnp.zeros(32, jnp.float32))[0]) == 1.0, (
+        "add_one under jax.jit with its input donated computed wrong")
+    state = {"x": jnp.zeros(32, jnp.float32)}
 
     def run(f):
         def call():
             state["y"] = f(x)
         return call
 
+    def run_donated(f):
+        def call():
+            state["y"] = state["x"] = f(state["x"])
+        return call
+
     def sync():
         state["y"].block_until_ready()
     return [("jax.jit: x + 1 | plus_one(x)", run(theirs), run(ours_out), sync),
-            ("jax.jit: x + 1 | add_one(x), written input", run(theirs), run(ours_in), sync)]
+            ("jax.jit: x + 1 | add_one(x), written input", run(theirs), run(ours_in), sync),
+            ("jax.jit donated: x + 1 | add_one(x)", run_donated(theirs_donated),
+             run_donated(ours_donated), sync)]
 
 
 def paired(a, b, launches, rounds, sync):
@@ -144,9 +161,15 @@ def compiled_pairs(torch, add_one, plus_one):
     """(name, native fn, pyptx fn, sync) pairs of one function compiled
     with torch.compile(fullgraph=True), by default and with
     mode="reduce-overhead" (CUDA graphs), each with PyTorch's own op in
-    place of the kernel. Each pair is checked first: the same result, and
-    the in-place write kept."""
+    place of the kernel. A written input that is not static makes both
+    sides skip CUDA graphs, so the in-place functions are also compiled on
+    a static input (torch._dynamo.mark_static_address: a parameter, a
+    buffer). Each pair is checked first: the same result, and the in-place
+    write kept; the rows say whether CUDA graphs ran (a skip is counted)."""
+    from torch._dynamo.utils import counters
     x = torch.zeros(32, device="cuda")
+    static = torch.zeros(32, device="cuda")
+    torch._dynamo.mark_static_address(static)
     sync = torch.cuda.synchronize
     bodies = [
         ("t.add_(1) | add_one(t)", lambda t: t.add_(1), lambda t: add_one(t)),
@@ -155,21 +178,31 @@ def compiled_pairs(torch, add_one, plus_one):
         ("t + 1 | plus_one(t)", lambda t: t + 1, lambda t: plus_one(t)),
         ("the same, then * 2", lambda t: (t + 1) * 2, lambda t: plus_one(t) * 2),
     ]
+    configs = ([(None, body, x) for body in bodies] +
+               [("reduce-overhead", body, x) for body in bodies] +
+               [("reduce-overhead", body, static) for body in bodies[:2]])
     pairs = []
-    for mode in (None, "reduce-overhead"):
-        for name, native, ours in bodies:
-            fns = [torch.compile(f, fullgraph=True, mode=mode) for f in (native, ours)]
-            results = []
-            for f in fns:
-                t = torch.zeros(32, device="cuda")
+    for mode, (name, native, ours), arg in configs:
+        fns = [torch.compile(f, fullgraph=True, mode=mode) for f in (native, ours)]
+        results, skips = [], []
+        for f in fns:
+            t = arg if arg is static else torch.zeros(32, device="cuda")
+            t.zero_()
+            skipped = counters["inductor"]["cudagraph_skips"]
+            for _ in range(3):  # CUDA graphs: a warm-up run, then recorded
+                t.zero_()
                 out = f(t)
-                sync()
-                results.append((t.clone(), None if out is None else out.clone()))
-            (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
-            assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
-                f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
-            label = f"compile{'' if mode is None else ' ' + mode}: {name}"
-            pairs.append((label, lambda f=fns[0]: f(x), lambda f=fns[1]: f(x), sync))
+            sync()
+            skips.append(counters["inductor"]["cudagraph_skips"] - skipped)
+            results.append((t.clone(), None if out is None else out.clone()))
+        (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
+        assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
+            f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
+        label = ("compile" + ("" if mode is None else " " + mode)
+                 + (", static input" if arg is static else "") + f": {name}")
+        if mode is not None:
+            label += " [graphs: " + "/".join("skipped" if n else "ran" for n in skips) + "]"
+        pairs.append((label, lambda f=fns[0], a=arg: f(a), lambda f=fns[1], a=arg: f(a), sync))
     return pairs
 
 
@@ -371,11 +404,8 @@ def write(result, out_dir):
         for r in result["table"]:
             f.write(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k])
                              for k in keys) + "\n")
-    with open(os.path.join(out_dir, "launch_overhead_compiled.csv"), "w") as f:
-        f.write("function,native_us,pyptx_us,ratio\n")
-        for r in result["compiled"]:
-            f.write(f"\"{r['function']}\",{r['native_us']:.4g},{r['pyptx_us']:.4g},"
-                    f"{r['ratio']:.4g}\n")
+    write_results(out_dir, "launch_overhead_compiled", result["device"], result["compiled"],
+                  ["function", "native_us", "pyptx_us", "ratio"])
     try:
         plot(result, os.path.join(out_dir, "launch_overhead.png"))
     except ImportError as e:
@@ -417,7 +447,7 @@ def main():
     print("\ncompiled function, native op | pyptx kernel: median us per call "
           "(host, the pair interleaved):")
     for r in result["compiled"]:
-        print(f"  {r['function']:58s} {r['native_us']:7.2f} {r['pyptx_us']:7.2f} "
+        print(f"  {r['function']:78s} {r['native_us']:7.2f} {r['pyptx_us']:7.2f} "
               f"{r['ratio']:5.2f}x")
     if result["compiled"]:
         worst = max(result["compiled"], key=lambda r: r["ratio"])

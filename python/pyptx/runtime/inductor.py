@@ -23,30 +23,34 @@ import torch
 def call_directly(name: str, implementation) -> None:
     """Makes Inductor's generated code call `implementation` (the op
     torch.ops.pyptx.<name>'s, taking the op's arguments) instead of the op."""
-    try:
+    op = getattr(torch.ops.pyptx, name).default
+    try:  # Inductor's private API: another torch may lack a piece
         from torch._inductor import ir, lowering
         from torch._inductor.select_algorithm import extern_kernels
         from torch._inductor.virtualized import V
-    except ImportError:
+        fallback = lowering.fallback_handler(op, add_to_fallback_set=False)
+        register, constrain = lowering.register_lowering, lowering.add_layout_constraint
+        contiguous = lowering.require_contiguous
+    except (ImportError, AttributeError, TypeError):
         return
-    op = getattr(torch.ops.pyptx, name).default
     attribute = f"pyptx_{name}"
     # Set now, not when lowering: a graph loaded from Inductor's cache in a
     # later process is not lowered again, and the op is registered there
     # before its graph runs (while dynamo traces the call).
     setattr(extern_kernels, attribute, implementation)
-    fallback = lowering.fallback_handler(op, add_to_fallback_set=False)
 
     def lower(*args, **kwargs):
-        first = len(V.graph.operations)
+        operations = getattr(V.graph, "operations", None)  # (older Inductors: none)
+        first = None if operations is None else len(operations)
         result = fallback(*args, **kwargs)
-        if not V.graph.cpp_wrapper and not getattr(V.graph, "fx_wrapper", False):
-            for node in V.graph.operations[first:]:
+        if (first is not None and not V.graph.cpp_wrapper
+                and not getattr(V.graph, "fx_wrapper", False)):
+            for node in operations[first:]:
                 if isinstance(node, ir.FallbackKernel) and node.op_overload is op:
                     node.python_kernel_name = f"extern_kernels.{attribute}"
         return result
 
-    lowering.register_lowering(op, type_promotion_kind=None)(lower)
+    register(op, type_promotion_kind=None)(lower)
     # What Inductor's own fallback would ask for, and what a kernel needs:
     # row-major inputs (a written input is copied back after the call).
-    lowering.add_layout_constraint(op, lowering.require_contiguous)
+    constrain(op, contiguous)
