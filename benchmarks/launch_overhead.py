@@ -38,6 +38,7 @@ import os
 import statistics
 import sys
 import time
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
@@ -183,7 +184,7 @@ def compiled_pairs(torch, add_one, plus_one):
                [("reduce-overhead", body, static) for body in bodies[:2]])
     pairs = []
     for mode, (name, native, ours), arg in configs:
-        fns = [torch.compile(f, fullgraph=True, mode=mode) for f in (native, ours)]
+        fns = [torch.compile(fresh(f), fullgraph=True, mode=mode) for f in (native, ours)]
         results, skips = [], []
         for f in fns:
             t = arg if arg is static else torch.zeros(32, device="cuda")
@@ -204,6 +205,14 @@ def compiled_pairs(torch, add_one, plus_one):
             label += " [graphs: " + "/".join("skipped" if n else "ran" for n in skips) + "]"
         pairs.append((label, lambda f=fns[0], a=arg: f(a), lambda f=fns[1], a=arg: f(a), sync))
     return pairs
+
+
+def fresh(f):
+    """`f` with a code object of its own: dynamo keeps compiled code per
+    code object, so one lambda compiled in several modes would check the
+    other modes' entries at each call."""
+    return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__,
+                              f.__defaults__, f.__closure__)
 
 
 def graph_of(torch, fn):

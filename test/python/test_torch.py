@@ -322,3 +322,34 @@ def test_inductor_calls_the_op_implementation_without_the_dispatcher():
     assert calls == ["add_one", "add_one_copy"]
     assert torch.equal(t, t0 + 1 + 1)
     assert torch.allclose(out, (t0 + 1) * 3 + (t0 + 1 + 1))
+
+
+def test_inductor_allocates_a_single_output_and_passes_it_as_out():
+    # A kernel with one output that writes no input: Inductor's generated
+    # code allocates the output (memory planning may reuse it) and the
+    # op's implementation fills it through out=.
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+    from pyptx import Tile, kernel, ptx
+    from pyptx.runtime.torch import launcher
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile(64, f32),), out_specs=(Tile(64, f32),), grid=(1, 1, 1),
+            block=(32, 1, 1), arch="sm_90a")
+    def double(X, Y):
+        ptx.ret()
+
+    given = []
+
+    def double_eager(inputs, raws, template, out=None, remember=False):
+        given.append(out)
+        return torch.mul(inputs[0], 2, out=out)
+    launcher(double).eager = double_eager
+    f = torch.compile(lambda t: double(t + 1) - 1, fullgraph=True)
+    t = torch.randn(64)
+    with config.patch(force_disable_caches=True):
+        out, codes = run_and_get_code(f, t)
+    code = "\n".join(codes)
+    assert re.search(r"extern_kernels\.pyptx_double_\d+\(buf\d+, out=buf\d+\)", code), code
+    assert len(given) == 1 and isinstance(given[0], torch.Tensor)
+    assert torch.allclose(out, (t + 1) * 2 - 1)

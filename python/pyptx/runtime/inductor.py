@@ -39,7 +39,16 @@ def call_directly(name: str, implementation) -> None:
     # before its graph runs (while dynamo traces the call).
     setattr(extern_kernels, attribute, implementation)
 
+    schema = op._schema
+    # One output and no written input: Inductor allocates the output (its
+    # memory planning may reuse a buffer) and passes it as out=.
+    fills_out = len(schema.returns) == 1 and not any(
+        a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
+
     def lower(*args, **kwargs):
+        result = into_out(*args) if fills_out else None
+        if result is not None:
+            return result
         operations = getattr(V.graph, "operations", None)  # (older Inductors: none)
         first = None if operations is None else len(operations)
         result = fallback(*args, **kwargs)
@@ -49,6 +58,22 @@ def call_directly(name: str, implementation) -> None:
                 if isinstance(node, ir.FallbackKernel) and node.op_overload is op:
                     node.python_kernel_name = f"extern_kernels.{attribute}"
         return result
+
+    def into_out(*args):
+        """The call as `implementation(*args, out=buf)`, buf allocated by
+        Inductor from the traced output's layout; None where that does not
+        apply (the C++ wrapper)."""
+        value = V.graph.current_node.meta.get("val")
+        if (V.graph.cpp_wrapper or getattr(V.graph, "fx_wrapper", False)
+                or not isinstance(value, torch.Tensor)):
+            return None
+        node = ir.ExternKernelOut(
+            layout=ir.FallbackKernel.tensor_to_layout(value),
+            inputs=[ir.ExternKernel.realize_input(a) for a in args
+                    if isinstance(a, ir.IRNode)],
+            constant_args=[a for a in args if not isinstance(a, ir.IRNode)],
+            python_kernel_name=f"extern_kernels.{attribute}")
+        return ir.TensorBox.create(node)
 
     register(op, type_promotion_kind=None)(lower)
     # What Inductor's own fallback would ask for, and what a kernel needs:
