@@ -9,7 +9,9 @@ launch. Here each op gets a lowering that makes the same fallback kernel
 (its outputs, and the inputs it writes, as Inductor makes them) but names
 the op's implementation in Inductor's ``extern_kernels`` namespace, which
 the generated code imports: the dispatcher is skipped, and a compiled call
-costs what an eager one does (docs/design.md 11.4).
+costs what an eager one does (docs/design.md 11.4). An op with one output
+that writes no input is called with the output Inductor allocated
+(``implementation(x, out=buf0)``), as Inductor calls its own extern kernels.
 
 With the C++ wrapper (AOTInductor) the op keeps the dispatcher. Where this
 torch's Inductor lacks one of the pieces used here, so do all ops: the
@@ -22,7 +24,8 @@ import torch
 
 def call_directly(name: str, implementation) -> None:
     """Makes Inductor's generated code call `implementation` (the op
-    torch.ops.pyptx.<name>'s, taking the op's arguments) instead of the op."""
+    torch.ops.pyptx.<name>'s, taking the op's arguments, and out=) instead
+    of the op."""
     op = getattr(torch.ops.pyptx, name).default
     try:  # Inductor's private API: another torch may lack a piece
         from torch._inductor import ir, lowering
@@ -31,49 +34,40 @@ def call_directly(name: str, implementation) -> None:
         fallback = lowering.fallback_handler(op, add_to_fallback_set=False)
         register, constrain = lowering.register_lowering, lowering.add_layout_constraint
         contiguous = lowering.require_contiguous
+        out_kernel, layout_of = ir.ExternKernelOut, ir.FallbackKernel.tensor_to_layout
+        realize, box = ir.ExternKernel.realize_input, ir.TensorBox.create
     except (ImportError, AttributeError, TypeError):
         return
-    attribute = f"pyptx_{name}"
+    callee = f"extern_kernels.pyptx_{name}"
     # Set now, not when lowering: a graph loaded from Inductor's cache in a
     # later process is not lowered again, and the op is registered there
     # before its graph runs (while dynamo traces the call).
-    setattr(extern_kernels, attribute, implementation)
-
+    setattr(extern_kernels, f"pyptx_{name}", implementation)
     schema = op._schema
-    # One output and no written input: Inductor allocates the output (its
-    # memory planning may reuse a buffer) and passes it as out=.
-    fills_out = len(schema.returns) == 1 and not any(
+    one_new_output = len(schema.returns) == 1 and not any(
         a.alias_info is not None and a.alias_info.is_write for a in schema.arguments)
 
+    def python_wrapper() -> bool:
+        return not V.graph.cpp_wrapper and not getattr(V.graph, "fx_wrapper", False)
+
     def lower(*args, **kwargs):
-        result = into_out(*args) if fills_out else None
-        if result is not None:
-            return result
+        value = V.graph.current_node.meta.get("val")
+        if one_new_output and python_wrapper() and isinstance(value, torch.Tensor):
+            # Inductor allocates the output (its memory planning may reuse
+            # the buffer) and passes it: implementation(*args, out=buf).
+            return box(out_kernel(
+                layout=layout_of(value),
+                inputs=[realize(a) for a in args if isinstance(a, ir.IRNode)],
+                constant_args=[a for a in args if not isinstance(a, ir.IRNode)],
+                python_kernel_name=callee))
         operations = getattr(V.graph, "operations", None)  # (older Inductors: none)
         first = None if operations is None else len(operations)
         result = fallback(*args, **kwargs)
-        if (first is not None and not V.graph.cpp_wrapper
-                and not getattr(V.graph, "fx_wrapper", False)):
+        if first is not None and python_wrapper():
             for node in operations[first:]:
                 if isinstance(node, ir.FallbackKernel) and node.op_overload is op:
-                    node.python_kernel_name = f"extern_kernels.{attribute}"
+                    node.python_kernel_name = callee
         return result
-
-    def into_out(*args):
-        """The call as `implementation(*args, out=buf)`, buf allocated by
-        Inductor from the traced output's layout; None where that does not
-        apply (the C++ wrapper)."""
-        value = V.graph.current_node.meta.get("val")
-        if (V.graph.cpp_wrapper or getattr(V.graph, "fx_wrapper", False)
-                or not isinstance(value, torch.Tensor)):
-            return None
-        node = ir.ExternKernelOut(
-            layout=ir.FallbackKernel.tensor_to_layout(value),
-            inputs=[ir.ExternKernel.realize_input(a) for a in args
-                    if isinstance(a, ir.IRNode)],
-            constant_args=[a for a in args if not isinstance(a, ir.IRNode)],
-            python_kernel_name=f"extern_kernels.{attribute}")
-        return ir.TensorBox.create(node)
 
     register(op, type_promotion_kind=None)(lower)
     # What Inductor's own fallback would ask for, and what a kernel needs:
