@@ -8,8 +8,8 @@
    is the median of --rounds rounds of --launches back-to-back launches
    timed on the host (synchronised before and after). Compiled functions
    (torch.compile(fullgraph=True), by default and mode="reduce-overhead",
-   the in-place ones also on a static input, which CUDA graphs take; jax.jit,
-   also with the input donated) come in pairs, the same function with the
+   where a row says whether CUDA graphs ran; jax.jit, also with the input
+   donated) come in pairs, the same function with the
    native op and with the kernel, in place and out of place, with and
    without a following op; the pair's rounds interleaved; ratio = pyptx /
    native (target <= 1.0x).
@@ -162,15 +162,12 @@ def compiled_pairs(torch, add_one, plus_one):
     """(name, native fn, pyptx fn, sync) pairs of one function compiled
     with torch.compile(fullgraph=True), by default and with
     mode="reduce-overhead" (CUDA graphs), each with PyTorch's own op in
-    place of the kernel. A written input that is not static makes both
-    sides skip CUDA graphs, so the in-place functions are also compiled on
-    a static input (torch._dynamo.mark_static_address: a parameter, a
-    buffer). Each pair is checked first: the same result, and the in-place
-    write kept; the rows say whether CUDA graphs ran (a skip is counted)."""
+    place of the kernel. Each pair is checked first: the same result, and
+    the in-place write kept; reduce-overhead rows say whether CUDA graphs
+    ran (cudagraph trees skip a function that writes its input, on both
+    sides)."""
     from torch._dynamo.utils import counters
     x = torch.zeros(32, device="cuda")
-    static = torch.zeros(32, device="cuda")
-    torch._dynamo.mark_static_address(static)
     sync = torch.cuda.synchronize
     bodies = [
         ("t.add_(1) | add_one(t)", lambda t: t.add_(1), lambda t: add_one(t)),
@@ -179,16 +176,13 @@ def compiled_pairs(torch, add_one, plus_one):
         ("t + 1 | plus_one(t)", lambda t: t + 1, lambda t: plus_one(t)),
         ("the same, then * 2", lambda t: (t + 1) * 2, lambda t: plus_one(t) * 2),
     ]
-    configs = ([(None, body, x) for body in bodies] +
-               [("reduce-overhead", body, x) for body in bodies] +
-               [("reduce-overhead", body, static) for body in bodies[:2]])
     pairs = []
-    for mode, (name, native, ours), arg in configs:
+    for mode, (name, native, ours) in [(m, b) for m in (None, "reduce-overhead")
+                                       for b in bodies]:
         fns = [torch.compile(fresh(f), fullgraph=True, mode=mode) for f in (native, ours)]
         results, skips = [], []
         for f in fns:
-            t = arg if arg is static else torch.zeros(32, device="cuda")
-            t.zero_()
+            t = torch.zeros(32, device="cuda")
             skipped = counters["inductor"]["cudagraph_skips"]
             for _ in range(3):  # CUDA graphs: a warm-up run, then recorded
                 t.zero_()
@@ -199,11 +193,10 @@ def compiled_pairs(torch, add_one, plus_one):
         (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
         assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
             f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
-        label = ("compile" + ("" if mode is None else " " + mode)
-                 + (", static input" if arg is static else "") + f": {name}")
+        label = "compile" + ("" if mode is None else " " + mode) + f": {name}"
         if mode is not None:
             label += " [graphs: " + "/".join("skipped" if n else "ran" for n in skips) + "]"
-        pairs.append((label, lambda f=fns[0], a=arg: f(a), lambda f=fns[1], a=arg: f(a), sync))
+        pairs.append((label, lambda f=fns[0]: f(x), lambda f=fns[1]: f(x), sync))
     return pairs
 
 
