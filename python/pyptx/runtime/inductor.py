@@ -8,8 +8,8 @@ unboxing) to the op's Python implementation, which calls the kernel's C++
 launch. Here each op gets a lowering that makes the same fallback kernel
 (its outputs, and the inputs it writes, as Inductor makes them) but names
 the op's implementation in Inductor's ``extern_kernels`` namespace, which
-the generated code imports: the dispatcher is skipped, and a compiled call
-costs what an eager one does (docs/design.md 11.4). An op with one output
+the generated code imports: the dispatcher is skipped (docs/design.md
+11.4). An op with one output
 that writes no input is called with the output Inductor allocated
 (``implementation(x, out=buf0)``), as Inductor calls its own extern kernels.
 
