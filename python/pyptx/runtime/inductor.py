@@ -9,9 +9,9 @@ launch. Here each op gets a lowering that makes the same fallback kernel
 (its outputs, and the inputs it writes, as Inductor makes them) but names
 the op's implementation in Inductor's ``extern_kernels`` namespace, which
 the generated code imports: the dispatcher is skipped (docs/design.md
-11.4). An op with one output
-that writes no input is called with the output Inductor allocated
-(``implementation(x, out=buf0)``), as Inductor calls its own extern kernels.
+11.4). An op with one output that writes no input is called with the
+output Inductor allocated (``implementation(x, out=buf0)``), as Inductor
+calls its own extern kernels.
 
 With the C++ wrapper (AOTInductor) the op keeps the dispatcher. Where this
 torch's Inductor lacks one of the pieces used here, so do all ops: the
