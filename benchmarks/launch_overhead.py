@@ -7,10 +7,12 @@
    jax.jit function calling a kernel beside jax.jit of ``x + 1``. Each figure
    is the median of --rounds rounds of --launches back-to-back launches
    timed on the host (synchronised before and after). Compiled functions
-   (torch.compile(fullgraph=True), by default and mode="reduce-overhead";
-   jax.jit) come in pairs, the same function with the native op and with
-   the kernel, in place and out of place, with and without a following op;
-   the pair's rounds interleaved; ratio = pyptx / native (target <= 1.0x).
+   (torch.compile(fullgraph=True), by default and mode="reduce-overhead",
+   where a row says whether CUDA graphs ran; jax.jit, also with the input
+   donated) come in pairs, the same function with the
+   native op and with the kernel, in place and out of place, with and
+   without a following op; the pair's rounds interleaved; ratio = pyptx /
+   native (target <= 1.0x).
 2. The small-shape table (the original pyptx's shapes 32x1024, 256x4096,
    1024x8192, 2048x8192): rms_norm, layer_norm, softmax and swiglu, each
    whole call ``k(x, ...)`` (outputs allocated by the call) beside PyTorch's
@@ -36,9 +38,12 @@ import os
 import statistics
 import sys
 import time
+import types
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT]
+
+from benchmarks.harness import write_results  # noqa: E402
 
 SHAPES = ((32, 1024), (256, 4096), (1024, 8192), (2048, 8192))
 KERNELS = ("rms_norm", "layer_norm", "softmax", "swiglu")
@@ -94,7 +99,9 @@ def per_launch(fn, launches, rounds, sync):
 def jax_pairs(add_one, plus_one):
     """(name, native fn, pyptx fn, sync) pairs under jax.jit, or [] where
     JAX has no GPU: x + 1 beside plus_one(x), and beside add_one(x) (its
-    written input comes back as a result)."""
+    written input comes back as a result: XLA copies the input first unless
+    it is donated, so also both sides with donate_argnums=0, each call
+    taking the last call's result)."""
     # JAX would otherwise take most of the GPU's memory next to PyTorch.
     os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
     try:
@@ -107,19 +114,30 @@ def jax_pairs(add_one, plus_one):
     x = jnp.zeros(32, jnp.float32)
     theirs = jax.jit(lambda a: a + 1)
     ours_out, ours_in = jax.jit(lambda a: plus_one(a)), jax.jit(lambda a: add_one(a))
+    theirs_donated = jax.jit(lambda a: a + 1, donate_argnums=0)
+    ours_donated = jax.jit(lambda a: add_one(a), donate_argnums=0)
     assert float(ours_out(x)[0]) == 1.0, "plus_one under jax.jit computed wrong"
     assert float(ours_in(x)[0]) == 1.0, "add_one under jax.jit computed wrong"
-    state = {}
+    assert float(ours_donated(jnp.zeros(32, jnp.float32))[0]) == 1.0, (
+        "add_one under jax.jit with its input donated computed wrong")
+    state = {"x": jnp.zeros(32, jnp.float32)}
 
     def run(f):
         def call():
             state["y"] = f(x)
         return call
 
+    def run_donated(f):
+        def call():
+            state["y"] = state["x"] = f(state["x"])
+        return call
+
     def sync():
         state["y"].block_until_ready()
     return [("jax.jit: x + 1 | plus_one(x)", run(theirs), run(ours_out), sync),
-            ("jax.jit: x + 1 | add_one(x), written input", run(theirs), run(ours_in), sync)]
+            ("jax.jit: x + 1 | add_one(x), written input", run(theirs), run(ours_in), sync),
+            ("jax.jit donated: x + 1 | add_one(x)", run_donated(theirs_donated),
+             run_donated(ours_donated), sync)]
 
 
 def paired(a, b, launches, rounds, sync):
@@ -145,7 +163,10 @@ def compiled_pairs(torch, add_one, plus_one):
     with torch.compile(fullgraph=True), by default and with
     mode="reduce-overhead" (CUDA graphs), each with PyTorch's own op in
     place of the kernel. Each pair is checked first: the same result, and
-    the in-place write kept."""
+    the in-place write kept; reduce-overhead rows say whether CUDA graphs
+    ran (cudagraph trees skip a function that writes its input, on both
+    sides)."""
+    from torch._dynamo.utils import counters
     x = torch.zeros(32, device="cuda")
     sync = torch.cuda.synchronize
     bodies = [
@@ -156,21 +177,35 @@ def compiled_pairs(torch, add_one, plus_one):
         ("the same, then * 2", lambda t: (t + 1) * 2, lambda t: plus_one(t) * 2),
     ]
     pairs = []
-    for mode in (None, "reduce-overhead"):
-        for name, native, ours in bodies:
-            fns = [torch.compile(f, fullgraph=True, mode=mode) for f in (native, ours)]
-            results = []
-            for f in fns:
-                t = torch.zeros(32, device="cuda")
+    for mode, (name, native, ours) in [(m, b) for m in (None, "reduce-overhead")
+                                       for b in bodies]:
+        fns = [torch.compile(fresh(f), fullgraph=True, mode=mode) for f in (native, ours)]
+        results, skips = [], []
+        for f in fns:
+            t = torch.zeros(32, device="cuda")
+            skipped = counters["inductor"]["cudagraph_skips"]
+            for _ in range(3):  # CUDA graphs: a warm-up run, then recorded
+                t.zero_()
                 out = f(t)
-                sync()
-                results.append((t.clone(), None if out is None else out.clone()))
-            (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
-            assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
-                f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
-            label = f"compile{'' if mode is None else ' ' + mode}: {name}"
-            pairs.append((label, lambda f=fns[0]: f(x), lambda f=fns[1]: f(x), sync))
+            sync()
+            skips.append(counters["inductor"]["cudagraph_skips"] - skipped)
+            results.append((t.clone(), None if out is None else out.clone()))
+        (t0, o0), (t1, o1) = results  # (t.add_ returns t, add_one None)
+        assert torch.equal(t0, t1) and (o1 is None or torch.equal(o0, o1)), (
+            f"compiled {name} ({mode}): pyptx {t1}, {o1}; torch {t0}, {o0}")
+        label = "compile" + ("" if mode is None else " " + mode) + f": {name}"
+        if mode is not None:
+            label += " [graphs: " + "/".join("skipped" if n else "ran" for n in skips) + "]"
+        pairs.append((label, lambda f=fns[0]: f(x), lambda f=fns[1]: f(x), sync))
     return pairs
+
+
+def fresh(f):
+    """`f` with a code object of its own: dynamo keeps compiled code per
+    code object, so one lambda compiled in several modes would check the
+    other modes' entries at each call."""
+    return types.FunctionType(f.__code__.replace(), f.__globals__, f.__name__,
+                              f.__defaults__, f.__closure__)
 
 
 def graph_of(torch, fn):
@@ -371,11 +406,8 @@ def write(result, out_dir):
         for r in result["table"]:
             f.write(",".join(f"{r[k]:.4g}" if isinstance(r[k], float) else str(r[k])
                              for k in keys) + "\n")
-    with open(os.path.join(out_dir, "launch_overhead_compiled.csv"), "w") as f:
-        f.write("function,native_us,pyptx_us,ratio\n")
-        for r in result["compiled"]:
-            f.write(f"\"{r['function']}\",{r['native_us']:.4g},{r['pyptx_us']:.4g},"
-                    f"{r['ratio']:.4g}\n")
+    write_results(out_dir, "launch_overhead_compiled", result["device"], result["compiled"],
+                  ["function", "native_us", "pyptx_us", "ratio"])
     try:
         plot(result, os.path.join(out_dir, "launch_overhead.png"))
     except ImportError as e:
@@ -417,7 +449,7 @@ def main():
     print("\ncompiled function, native op | pyptx kernel: median us per call "
           "(host, the pair interleaved):")
     for r in result["compiled"]:
-        print(f"  {r['function']:58s} {r['native_us']:7.2f} {r['pyptx_us']:7.2f} "
+        print(f"  {r['function']:78s} {r['native_us']:7.2f} {r['pyptx_us']:7.2f} "
               f"{r['ratio']:5.2f}x")
     if result["compiled"]:
         worst = max(result["compiled"], key=lambda r: r["ratio"])

@@ -284,3 +284,72 @@ def test_ops_are_found_by_the_kernel_itself():
     assert torch_runtime._op_name(k.ref, (), None) == name
     assert torch_runtime._op_name(other.ref, (), None) != name
     assert getattr(torch.ops.pyptx, name).default._schema.name == f"pyptx::{name}"
+
+
+def test_inductor_calls_the_op_implementation_without_the_dispatcher():
+    # Inductor's generated code (on the CPU here: the launches stand in as
+    # CPU arithmetic) calls each op's implementation by its name in
+    # extern_kernels, not torch.ops.pyptx.<op>; the written input and the
+    # output stay as the op's schema says, in program order.
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+    from examples.common.inplace import build_add_one, build_add_one_copy
+    from pyptx.runtime.torch import launcher
+
+    add_one, add_one_copy = build_add_one(256), build_add_one_copy(256)
+    calls = []
+
+    def add_one_eager(inputs, raws, template, out=None, remember=False):
+        calls.append("add_one")
+        inputs[0].add_(1)
+
+    def add_one_copy_eager(inputs, raws, template, out=None, remember=False):
+        calls.append("add_one_copy")
+        y = inputs[0].clone()
+        inputs[0].add_(1)
+        return y
+    launcher(add_one).eager = add_one_eager
+    launcher(add_one_copy).eager = add_one_copy_eager
+    f = torch.compile(lambda t: (add_one(t), add_one_copy(t) * 3 + t)[1], fullgraph=True)
+    t = torch.randn(256)
+    t0 = t.clone()
+    with config.patch(force_disable_caches=True):  # a cached graph is not lowered
+        out, codes = run_and_get_code(f, t)
+    code = "\n".join(codes)
+    assert re.search(r"extern_kernels\.pyptx_add_one_\d+\(", code), code
+    assert re.search(r"extern_kernels\.pyptx_add_one_copy_\d+\(", code), code
+    assert not re.search(r"torch\.ops\.pyptx\.\w+\.default\(", code), code
+    assert calls == ["add_one", "add_one_copy"]
+    assert torch.equal(t, t0 + 1 + 1)
+    assert torch.allclose(out, (t0 + 1) * 3 + (t0 + 1 + 1))
+
+
+def test_inductor_allocates_a_single_output_and_passes_it_as_out():
+    # A kernel with one output that writes no input: Inductor's generated
+    # code allocates the output (memory planning may reuse it) and the
+    # op's implementation fills it through out=.
+    from torch._inductor import config
+    from torch._inductor.utils import run_and_get_code
+    from pyptx import Tile, kernel, ptx
+    from pyptx.runtime.torch import launcher
+    from pyptx.types import f32
+
+    @kernel(in_specs=(Tile(64, f32),), out_specs=(Tile(64, f32),), grid=(1, 1, 1),
+            block=(32, 1, 1), arch="sm_90a")
+    def double(X, Y):
+        ptx.ret()
+
+    given = []
+
+    def double_eager(inputs, raws, template, out=None, remember=False):
+        given.append(out)
+        return torch.mul(inputs[0], 2, out=out)
+    launcher(double).eager = double_eager
+    f = torch.compile(lambda t: double(t + 1) - 1, fullgraph=True)
+    t = torch.randn(64)
+    with config.patch(force_disable_caches=True):
+        out, codes = run_and_get_code(f, t)
+    code = "\n".join(codes)
+    assert re.search(r"extern_kernels\.pyptx_double_\d+\(buf\d+, out=buf\d+\)", code), code
+    assert len(given) == 1 and isinstance(given[0], torch.Tensor)
+    assert torch.allclose(out, (t + 1) * 2 - 1)

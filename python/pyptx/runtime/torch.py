@@ -27,6 +27,7 @@ from pyptx.errors import PyptxError
 from pyptx.runtime import (ArgumentError, Launch, bind_shapes, check_arrays, log_compile,
                            fill_raw, launch_kind, output_shapes, raw_env,
                            runtime, split_raw)
+from pyptx.runtime.inductor import call_directly
 
 _DTYPES = {
     "f32": torch.float32, "tf32": torch.float32, "f64": torch.float64,
@@ -433,18 +434,19 @@ def _register(k, template, writes=()) -> str:
     out_dtypes = [torch_dtype(t.dtype) for t in k.out_specs]
     plain = not template and not raw_names
 
-    def impl(*args):
+    def impl(*args, out=None):
         # A compiled graph calls the op with one specialisation: after the
         # first call, straight to its C++ launch (TorchLauncher.fast). (The
         # launcher is looked up here: made at registration, inside a trace,
-        # it would change what the trace's guards saw.)
+        # it would change what the trace's guards saw.) out=: the output
+        # allocated by Inductor's generated code (pyptx.runtime.inductor).
         run = launcher(k)
         fast = run.fast
         if plain and fast is not None:
-            result = fast(args, None)
+            result = fast(args, out)
             if result is not NotImplemented:
                 return tuple(result) if isinstance(result, list) else result
-        result = run.eager(args[:n_in], args[n_in:], template, remember=plain)
+        result = run.eager(args[:n_in], args[n_in:], template, out, remember=plain)
         return tuple(result) if isinstance(result, list) else result
 
     def fake(*args):
@@ -464,6 +466,7 @@ def _register(k, template, writes=()) -> str:
     _LIBRARY.define(name + schema)
     _LIBRARY.impl(name, impl, "CompositeExplicitAutograd")
     torch.library.register_fake(f"pyptx::{name}", fake, lib=_LIBRARY)
+    call_directly(name, impl)
     return name
 
 
