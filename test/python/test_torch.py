@@ -168,7 +168,7 @@ def test_torch_compile_orders_the_write_before_its_readers():
         f(torch.zeros(256))  # the real implementation runs: no GPU here
     code = graphs[0].code
     call = re.search(r"(\w+) = torch.ops.higher_order.auto_functionalized\w*\("
-                     r"torch.ops.pyptx.add_one_\d+.default, _X_base_index = 0, "
+                     r"torch.ops.pyptx.add_one_[0-9a-f_]+.default, _X_base_index = 0, "
                      r"_all_bases = \[(\w+)\]\)", code)
     assert call, code
     new = re.search(rf"(\w+) = {call.group(1)}\[1\]", code).group(1)
@@ -286,6 +286,38 @@ def test_ops_are_found_by_the_kernel_itself():
     assert getattr(torch.ops.pyptx, name).default._schema.name == f"pyptx::{name}"
 
 
+_NAMES_SCRIPT = """
+import sys
+from examples.common.inplace import build_add_one
+from pyptx.runtime import torch as torch_runtime
+sizes = [int(a) for a in sys.argv[1:]]
+kernels = {n: build_add_one(n) for n in sizes}
+names = {n: torch_runtime._op_name(kernels[n].ref, (), None) for n in sizes}
+print(" ".join(names[n] for n in sorted(names)))
+"""
+
+
+def test_op_names_are_the_same_in_every_process_whatever_the_order():
+    # Inductor's FX-graph cache keeps generated code that calls ops by name
+    # across processes: a name must mean the same kernel in each of them.
+    import os
+    import subprocess
+    import sys
+    root = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [root, os.path.join(root, "python"), os.environ.get("PYTHONPATH", "")]))
+
+    def names(*sizes):
+        out = subprocess.run([sys.executable, "-c", _NAMES_SCRIPT, *map(str, sizes)],
+                             capture_output=True, text=True, env=env, cwd=root, check=True)
+        return out.stdout.split()
+
+    forward, backward = names(256, 512), names(512, 256)
+    assert forward == backward
+    assert forward[0] != forward[1]
+    assert all(n.startswith("add_one_") for n in forward)
+
+
 def test_inductor_calls_the_op_implementation_without_the_dispatcher():
     # Inductor's generated code (on the CPU here: the launches stand in as
     # CPU arithmetic) calls each op's implementation by its name in
@@ -316,8 +348,8 @@ def test_inductor_calls_the_op_implementation_without_the_dispatcher():
     with config.patch(force_disable_caches=True):  # a cached graph is not lowered
         out, codes = run_and_get_code(f, t)
     code = "\n".join(codes)
-    assert re.search(r"extern_kernels\.pyptx_add_one_\d+\(", code), code
-    assert re.search(r"extern_kernels\.pyptx_add_one_copy_\d+\(", code), code
+    assert re.search(r"extern_kernels\.pyptx_add_one_[0-9a-f_]+\(", code), code
+    assert re.search(r"extern_kernels\.pyptx_add_one_copy_[0-9a-f_]+\(", code), code
     assert not re.search(r"torch\.ops\.pyptx\.\w+\.default\(", code), code
     assert calls == ["add_one", "add_one_copy"]
     assert torch.equal(t, t0 + 1 + 1)
@@ -350,6 +382,6 @@ def test_inductor_allocates_a_single_output_and_passes_it_as_out():
     with config.patch(force_disable_caches=True):
         out, codes = run_and_get_code(f, t)
     code = "\n".join(codes)
-    assert re.search(r"extern_kernels\.pyptx_double_\d+\(buf\d+, out=buf\d+\)", code), code
+    assert re.search(r"extern_kernels\.pyptx_double_[0-9a-f_]+\(buf\d+, out=buf\d+\)", code), code
     assert len(given) == 1 and isinstance(given[0], torch.Tensor)
     assert torch.allclose(out, (t + 1) * 2 - 1)

@@ -1,6 +1,6 @@
 """Inductor's generated code calls a pyptx op's implementation directly.
 
-Inductor has no lowering for a pyptx op (torch.ops.pyptx.<kernel>_<n>), so
+Inductor has no lowering for a pyptx op (torch.ops.pyptx.<kernel>_<hash>), so
 it runs it as a fallback kernel: the generated code calls
 ``torch.ops.pyptx.<op>.default(...)``, through the dispatcher (boxing the
 arguments, the autograd and ADInplaceOrView fallbacks, the Python kernel's

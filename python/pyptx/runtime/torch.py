@@ -15,7 +15,6 @@ inputs it writes) whose fake implementation gives the outputs' shapes, so
 from __future__ import annotations
 
 import importlib
-import itertools
 import os
 import time
 import weakref
@@ -39,7 +38,7 @@ _DTYPES = {
     "e4m3": torch.float8_e4m3fn, "e5m2": torch.float8_e5m2,
 }
 
-_op_ids = itertools.count()
+_used_names: dict = {}  # op name -> the kernel's weak ref (registered ops stay)
 _LIBRARY = torch.library.Library("pyptx", "FRAGMENT")
 
 # PYPTX_SYNC_LAUNCHES=1: every eager launch is followed by a synchronize, so
@@ -151,7 +150,7 @@ class TorchLauncher:
         return result if out is None else self._copy_into(result, out)
 
     def op_for(self, *inputs, template=None):
-        """The custom op (torch.ops.pyptx.<kernel>_<n>) of these template
+        """The custom op (torch.ops.pyptx.<kernel>_<hash>) of these template
         parameters for these inputs. It depends on the inputs the kernel
         writes, found by tracing it: at the inputs' shapes where its Tiles
         have shape variables (each such call specialises on the shapes),
@@ -399,6 +398,47 @@ def written_inputs(k, template: dict, shapes=None) -> tuple:
     return tuple(n for n in module.writes if n in inputs)
 
 
+def _identity(value) -> str:
+    """A text for `value` that is the same in every process: plain values by
+    repr, functions by where they are written, anything else by its type."""
+    if isinstance(value, (bool, int, float, str, type(None))):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return "(" + ",".join(_identity(v) for v in value) + ")"
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        return f"{value.__qualname__}@{code.co_filename}:{code.co_firstlineno}"
+    text = repr(value)
+    return text if " at 0x" not in text else type(value).__qualname__
+
+
+def _stable_name(k, template, writes) -> str:
+    """The op's name in torch.ops.pyptx: the kernel's name and a hash of what
+    tells it apart (its function's place, closure values, specs, launch
+    shape, template parameters, written inputs), so that the same program
+    names the same kernel alike in every process: Inductor's FX-graph cache
+    on disk keeps generated code that calls ops by name, and a counter would
+    let a cached graph call another kernel when a new process registers
+    kernels in another order. A second kernel object with the same identity
+    in this process gets a suffix."""
+    import hashlib
+    fn = getattr(k, "fn", None)
+    cells = getattr(fn, "__closure__", None) or ()
+    parts = [getattr(fn, "__module__", ""), _identity(fn),
+             _identity([c.cell_contents for c in cells]),
+             repr(k.in_specs), repr(k.out_specs),
+             *(_identity(getattr(k, a, None)) for a in ("_grid", "_block", "_cluster", "_smem")),
+             repr([p.name for p in k.raw_params]),
+             _identity(sorted(template.items())), repr(tuple(writes))]
+    digest = hashlib.sha1("\x00".join(parts).encode()).hexdigest()[:12]
+    name, n = f"{k.name}_{digest}", 1
+    while name in _used_names:
+        n += 1
+        name = f"{k.name}_{digest}_{n}"
+    _used_names[name] = k.ref
+    return name
+
+
 def _register(k, template, writes=()) -> str:
     """Registers the custom op of `k` for these template parameters,
     writing the inputs `writes` in place (Tensor(a!) in its schema) and
@@ -462,7 +502,7 @@ def _register(k, template, writes=()) -> str:
     # cost a compiled call more than the rest of torch.compile's wrapper.
     # Here the dispatcher's C++ fallbacks pass the call to `impl`, and the
     # written inputs' version counters are bumped by AOTAutograd's wrapper.
-    name = f"{k.name}_{next(_op_ids)}"
+    name = _stable_name(k, template, writes)
     _LIBRARY.define(name + schema)
     _LIBRARY.impl(name, impl, "CompositeExplicitAutograd")
     torch.library.register_fake(f"pyptx::{name}", fake, lib=_LIBRARY)
