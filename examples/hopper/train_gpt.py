@@ -38,6 +38,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import sdpa_kernel  # noqa: E402
 from torch import nn  # noqa: E402
 
+import examples.common  # noqa: E402,F401  (makes pyptx importable)
 from pyptx.ops import flash_attention  # noqa: E402
 
 VOCAB = 512

@@ -19,10 +19,14 @@ backends (the same function through other kernels and roundings) are
 trained on the same batches, and NOISE is the largest per-step loss
 difference between the flash curve and either of them. Our curve may
 differ from the flash curve by at most NOISE_FACTOR * NOISE: the maximum
-over 200 steps of a difference between trajectories is itself noisy (a
-factor of about 1.5 between equally good pairs), while a wrong gradient (a
-dropped group sum of dK/dV, a wrong scale) moves the curve by far more than
-rounding does.
+over 200 steps of a difference between trajectories is itself noisy, while
+a wrong gradient of q, k or v (a dropped group sum of dK/dV, a wrong
+scale) leaves the attention untrained, about 3 nats above the curves here.
+Measured on an H100 (2026-12-06): the loss fell from 6.52 to about 1.1
+(mean of the last 20 steps) in every run; largest differences from the
+flash curve: efficient 0.276, math 0.258, ours 0.246 nats (most of it
+where the loss drops fastest, when a step's shift in time moves the loss
+most); tolerance 0.83.
 
 The second test compiles the loss (the model's forward, and through
 AOTAutograd its backward with our backward op in it) with
