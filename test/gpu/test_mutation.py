@@ -66,12 +66,16 @@ def test_torch_compile_tma_store_in_place():
     assert torch.allclose(total, (2 * x0).double().sum())
 
 
-def _input(tile, inputs):
+def _input(name, tile, inputs):
     """A random tensor for `tile`; `offs` of a grouped GEMM: cumulative row
-    ends that cover every row (so each output element is written)."""
+    ends that cover every row (so each output element is written); the
+    cu_seqlens of packed attention: offsets from 0 to Q's (K's) tokens."""
     dtype = torch_dtype(tile.dtype)
     if dtype.is_floating_point:
         return torch.randn(tile.dims, device="cuda").to(dtype)
+    if name.startswith("CuSeqlens"):
+        tokens = inputs[0 if name.endswith("Q") else 1].shape[-3]
+        return torch.linspace(0, tokens, tile.dims[0], device="cuda").round().to(dtype)
     rows, (groups,) = inputs[0].shape[0], tile.dims
     return torch.linspace(rows / groups, rows, groups, device="cuda").round().to(dtype)
 
@@ -90,7 +94,7 @@ def test_opcheck_every_example_op(key):
     if not _arch_runs_here(m.arch):
         pytest.skip(f"{m.arch} kernel: not for this {torch.cuda.get_device_name()}")
     inputs = []
-    for tile in k.in_specs:
-        inputs.append(_input(tile, inputs))
+    for name, tile in zip(k.tensor_names, k.in_specs):
+        inputs.append(_input(name, tile, inputs))
     op = launcher(k).op_for(*inputs)
     torch.library.opcheck(op, tuple(inputs))
