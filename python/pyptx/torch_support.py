@@ -15,7 +15,6 @@ Importing this module needs neither PyTorch nor a GPU.
 """
 from __future__ import annotations
 
-import itertools
 from typing import Any, Sequence
 
 from pyptx.jax_support import _out_shape, get_cubin_registry
@@ -82,7 +81,24 @@ def call_kernel_via_torch(*inputs, cubin_handle: int, out_specs: Sequence[Tile],
 
 
 _ops: dict = {}
-_op_ids = itertools.count()
+_op_names: set = set()
+
+
+def _handle_op_name(key) -> str:
+    """``handle<h>_<hash>``: the hash is of the kernel's PTX and entry name
+    and the launch arguments, not of the process's handle number, so a
+    graph that Inductor's on-disk cache kept from another process (where
+    handle h was another kernel) cannot call this one by mistake."""
+    import hashlib
+    record = get_cubin_registry().get(key[0])
+    source = (record.ptx_source, record.kernel_name) if record is not None else ("", "")
+    digest = hashlib.sha1(repr((source, key[1:])).encode()).hexdigest()[:12]
+    name, n = f"handle{key[0]}_{digest}", 1
+    while name in _op_names:
+        n += 1
+        name = f"handle{key[0]}_{digest}_{n}"
+    _op_names.add(name)
+    return name
 
 
 def get_or_register_torch_op(cubin_handle: int, out_specs: Sequence[Tile],
@@ -114,7 +130,7 @@ def get_or_register_torch_op(cubin_handle: int, out_specs: Sequence[Tile],
     def fake(inputs):
         return [inputs[0].new_empty(shape, dtype=dtype) for shape, dtype in shapes]
 
-    op = torch.library.custom_op(f"pyptx::handle{cubin_handle}_{next(_op_ids)}", impl,
+    op = torch.library.custom_op(f"pyptx::{_handle_op_name(key)}", impl,
                                  mutates_args=(), schema="(Tensor[] inputs) -> Tensor[]")
     op.register_fake(fake)
     _ops[key] = op

@@ -326,6 +326,12 @@ def test_torch_op_gives_output_shapes_and_traces_under_compile(registry):
     op = ts.get_or_register_torch_op(*args)
     assert ts.get_or_register_torch_op(*args) is op
     assert ts.get_or_register_torch_op(h, args[1], {"N": 16}, *args[3:]) is not op
+    # Named by a hash of the kernel and its launch, not a counter: what
+    # Inductor's on-disk cache calls by name means the same in every process.
+    digest = op._name.split("_", 1)[1]
+    h2 = registry.register(SCALE, "scale")
+    again = ts.get_or_register_torch_op(h2, *args[1:])
+    assert again._name.split("_", 1)[1] == digest and again._name != op._name
     with FakeTensorMode() as mode:
         a, b = op([mode.from_tensor(torch.zeros(8))])
     assert (a.shape, a.dtype, b.shape, b.dtype) == ((8,), torch.float32, (2,), torch.uint32)
