@@ -738,6 +738,18 @@ private:
   // uninitialized: a register read on some path before any write.
   //===------------------------------------------------------------------===//
 
+  /// The guard of the conditional branch that ends block `from`, and its
+  /// value on the edge to `to`; guard -1 where the edge tells nothing.
+  std::pair<int, bool> branchValue(unsigned from, unsigned to) {
+    const Block &block = fn.blocks[from];
+    const Inst &last = fn.insts[block.end - 1];
+    if (last.effects->mnemonic != "bra" || !last.predicated ||
+        block.succs.size() != 2 || block.succs[0] == block.succs[1])
+      return {-1, false};
+    bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
+    return {last.guard, fallThrough == bool(last.op.getGuardNegated())};
+  }
+
   /// A fact on every path to a point: predicate class `fact / 2` holds the
   /// value `fact % 2`.
   using Fact = unsigned;
@@ -1043,13 +1055,8 @@ private:
       }
     };
     auto edge = [&](UnwrittenState &s, unsigned from, unsigned to) {
-      const Block &block = fn.blocks[from];
-      const Inst &last = fn.insts[block.end - 1];
-      if (last.effects->mnemonic != "bra" || !last.predicated ||
-          block.succs.size() != 2 || block.succs[0] == block.succs[1])
-        return;
-      bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
-      s.assume(factOf(classes[last.guard], fallThrough == bool(last.op.getGuardNegated())));
+      if (auto [guard, value] = branchValue(from, to); guard >= 0)
+        s.assume(factOf(classes[guard], value));
     };
     solve(fn, entry, transfer, edge);
   }
@@ -1530,14 +1537,10 @@ private:
       }
     };
     auto edge = [&](State &s, unsigned from, unsigned to) {
-      const Block &block = fn.blocks[from];
-      const Inst &last = fn.insts[block.end - 1];
-      if (last.effects->mnemonic != "bra" || !last.predicated ||
-          block.succs.size() != 2 || block.succs[0] == block.succs[1])
+      auto [guard, value] = branchValue(from, to);
+      if (guard < 0)
         return;
-      bool fallThrough = to == fn.blockOf(block.end) && block.succs[1] == to;
-      bool value = fallThrough == bool(last.op.getGuardNegated());
-      unsigned id = last.guard;
+      unsigned id = guard;
       s.known.erase(id);
       s.known.insert({id, value});
       int contradicted = int(2 * id + !value);
