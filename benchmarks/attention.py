@@ -47,7 +47,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, report_child, run_child, write_results  # noqa: E402
+from harness import bar_chart, fmt, report_child, run_child, write_results  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
@@ -219,23 +219,9 @@ def write_files(rows, out, device, variants):
     plt = write_results(out, "attention", device, rows, keys)
     if plt is None:
         return
-    good = [r for r in rows if "error" not in r]
-    fig, ax = plt.subplots(figsize=(12, 5))
     sides = [(f"{v}_tflops", f"pyptx {v}") for v in variants] + [
         ("flash_tflops", "sdpa flash"), ("cudnn_tflops", "sdpa cuDNN")]
-    width = 0.8 / len(sides)
-    for n, (key, label) in enumerate(sides):
-        ax.bar([i + (n - (len(sides) - 1) / 2) * width for i in range(len(good))],
-               [r.get(key, 0) for r in good], width, label=label)
-    ax.set_xticks(range(len(good)))
-    ax.set_xticklabels([r["config"].replace(" causal", "\ncausal") for r in good],
-                       fontsize=7, rotation=30, ha="right")
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(f"bf16 attention forward\n{device}", fontsize=9)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "attention.png"), dpi=120)
-    plt.close(fig)
+    bar_chart(plt, out, "attention", rows, sides, f"bf16 attention forward\n{device}")
 
 
 

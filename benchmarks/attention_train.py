@@ -31,7 +31,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, time_calls, write_results  # noqa: E402
+from harness import bar_chart, fmt, time_calls, write_results  # noqa: E402
 
 SIDES = ("ours", "flash", "cudnn")
 
@@ -143,22 +143,9 @@ def write_files(rows, out, device):
     plt = write_results(out, "attention_train", device, rows, keys)
     if plt is None:
         return
-    good = [r for r in rows if "error" not in r]
-    fig, ax = plt.subplots(figsize=(12, 5))
     labels = {"ours": "pyptx op", "flash": "sdpa flash", "cudnn": "sdpa cuDNN"}
-    width = 0.8 / len(SIDES)
-    for n, side in enumerate(SIDES):
-        ax.bar([i + (n - (len(SIDES) - 1) / 2) * width for i in range(len(good))],
-               [r.get(f"{side}_tflops", 0) for r in good], width, label=labels[side])
-    ax.set_xticks(range(len(good)))
-    ax.set_xticklabels([r["config"].replace(" causal", "\ncausal") for r in good],
-                       fontsize=7, rotation=30, ha="right")
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(f"bf16 attention, forward + backward\n{device}", fontsize=9)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "attention_train.png"), dpi=120)
-    plt.close(fig)
+    bar_chart(plt, out, "attention_train", rows, [(f"{s}_tflops", labels[s]) for s in SIDES],
+              f"bf16 attention, forward + backward\n{device}")
 
 
 def main(argv=None):

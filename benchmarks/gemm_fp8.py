@@ -39,7 +39,7 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, input_sets, run_child, time_calls, write_results  # noqa: E402
+from harness import bar_chart, fmt, input_sets, run_child, time_calls, write_results  # noqa: E402
 
 SHAPES = {   # name -> (M, N, K)
     "4096^3": (4096, 4096, 4096),
@@ -213,20 +213,11 @@ def write_files(rows, out, device):
     plt = write_results(out, "gemm_fp8", device, rows, keys)
     if plt is None:
         return
-    good = [r for r in rows if "error" not in r]
-    fig, ax = plt.subplots(figsize=(12, 5))
-    x = range(len(good))
-    ax.bar([i - 0.2 for i in x], [r["ours_tflops"] for r in good], 0.4, label="pyptx")
-    ax.bar([i + 0.2 for i in x], [r.get("ref_tflops") or 0 for r in good], 0.4,
-           label="cuBLAS (torch._scaled_mm)")
-    ax.axhline(1979, color="gray", linestyle=":", label="H100 SXM dense FP8 peak")
-    ax.set_xticks(list(x))
-    ax.set_xticklabels([f"{r['scheme']}\n{r['shape']}" for r in good], fontsize=7)
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title(f"FP8 e4m3 GEMM, f32 accumulate, bf16 out\n{device}", fontsize=9)
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(os.path.join(out, "gemm_fp8.png"), dpi=120)
+    bar_chart(plt, out, "gemm_fp8", rows,
+              [("ours_tflops", "pyptx"), ("ref_tflops", "cuBLAS (torch._scaled_mm)")],
+              f"FP8 e4m3 GEMM, f32 accumulate, bf16 out\n{device}",
+              label=lambda r: f"{r['scheme']}\n{r['shape']}",
+              peak=(1979, "H100 SXM dense FP8 peak"))
     print(f"wrote {os.path.join(out, 'gemm_fp8.png')}")
 
 

@@ -93,5 +93,30 @@ def write_results(out, stem, device, rows, keys):
     return plt
 
 
+def bar_chart(plt, out, stem, rows, sides, title, label=None, peak=None):
+    """OUT/STEM.png: grouped bars of the rows without an error, one bar per
+    (key, legend) of `sides`, TFLOP/s; x labels from `label(row)` (default:
+    the config, "causal" on its own line); `peak`: (TFLOP/s, legend) of a
+    horizontal line."""
+    import os
+    good = [r for r in rows if "error" not in r]
+    label = label or (lambda r: r["config"].replace(" causal", "\ncausal"))
+    fig, ax = plt.subplots(figsize=(12, 5))
+    width = 0.8 / len(sides)
+    for n, (key, legend) in enumerate(sides):
+        ax.bar([i + (n - (len(sides) - 1) / 2) * width for i in range(len(good))],
+               [r.get(key) or 0 for r in good], width, label=legend)
+    if peak:
+        ax.axhline(peak[0], color="gray", linestyle=":", label=peak[1])
+    ax.set_xticks(range(len(good)))
+    ax.set_xticklabels([label(r) for r in good], fontsize=7, rotation=30, ha="right")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, f"{stem}.png"), dpi=120)
+    plt.close(fig)
+
+
 def fmt(x, spec=".1f"):
     return "-" if x is None else format(x, spec)

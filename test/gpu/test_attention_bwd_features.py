@@ -20,52 +20,6 @@ import math
 import os
 import sys
 
-def test_op_jax_grad_is_the_kernels():
-    """jax.jit(jax.grad) through pyptx.ops.flash_attention: packed sequences
-    (the rows after the last sequence get zero gradients) and bshd
-    cross-attention with a window, against the float64 backward."""
-    jax = pytest.importorskip("jax")
-    import jax.numpy as jnp
-    import numpy as np
-
-    from pyptx.ops import flash_attention
-
-    def to_jax(x):
-        return jnp.asarray(x.float().cpu().numpy(), jnp.bfloat16)
-
-    def to_torch(x):
-        return torch.from_numpy(np.asarray(x.astype(jnp.float32))).cuda().double()
-    lens, total = [150, 0, 300, 1], 460          # 9 rows after the last sequence
-    cu = [0, 150, 150, 450, 451]
-    q, k, v, do = (randn(total, h, 64, seed=30 + i) for i, h in enumerate((4, 2, 2, 4)))
-
-    def loss(a, b, c, cu_):
-        o = flash_attention(a, b, c, causal=True, cu_seqlens_q=cu_, cu_seqlens_k=cu_,
-                            max_seqlen_q=max(lens), max_seqlen_k=max(lens))
-        return (o.astype(jnp.float32) * to_jax(do).astype(jnp.float32)).sum()
-    grads = jax.jit(jax.grad(loss, argnums=(0, 1, 2)))(
-        *(to_jax(x) for x in (q, k, v)), jnp.asarray(cu, jnp.int32))
-    grads = [to_torch(g) for g in grads]
-    for b in range(len(lens)):
-        s_, e = cu[b], cu[b + 1]
-        if e == s_:
-            continue
-        refs = fs.reference(*(x[s_:e].transpose(0, 1)[None] for x in (q, k, v, do)), True)
-        for g, ref in zip(grads, refs):
-            assert rel_err(g[s_:e].transpose(0, 1)[None], ref) <= TOL
-    assert all(not g[451:].any() for g in grads)
-    q, do = randn(1, 200, 4, 128, seed=40), randn(1, 200, 4, 128, seed=41)
-    k, v = randn(1, 77, 2, 128, seed=42), randn(1, 77, 2, 128, seed=43)
-
-    def cross(a, b, c):
-        o = flash_attention(a, b, c, window=(30, 5))
-        return (o.astype(jnp.float32) * to_jax(do).astype(jnp.float32)).sum()
-    grads = jax.jit(jax.grad(cross, argnums=(0, 1, 2)))(*(to_jax(x) for x in (q, k, v)))
-    refs = fs.reference(*(x.transpose(1, 2) for x in (q, k, v, do)), False, None, (30, 5))
-    for g, ref in zip(grads, refs):
-        assert rel_err(to_torch(g).transpose(1, 2), ref) <= TOL
-
-
 if __name__ == "__main__":  # run as a script (under compute-sanitizer): find the sources
     _ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
     sys.path[:0] = [os.path.join(_ROOT, "python"), _ROOT]
@@ -75,7 +29,7 @@ import torch  # noqa: E402
 
 from examples.hopper import flash_attention_bwd_seq as fs  # noqa: E402
 
-SM90 = torch.cuda.get_device_capability() >= (9, 0)
+SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 pytestmark = pytest.mark.skipif(not SM90, reason="wgmma and TMA need sm_90a")
 
 TOL = 2e-2
