@@ -52,7 +52,8 @@ from pyptx import Tile, kernel, ptx, reg  # noqa: E402
 from pyptx.pipeline import (TmaStore, consumer_role, launch_directives,  # noqa: E402
                             prefetch_descriptors, producer_role, store_direct,
                             warpgroup_ids)
-from pyptx.pipeline.attention import kernel_arguments, sequence_tma_desc  # noqa: E402
+from pyptx.pipeline.attention import (kernel_arguments, larger,  # noqa: E402
+                                      sequence_tma_desc, smaller)
 from pyptx.types import b32, bf16, f32, s32, u32, u64  # noqa: E402
 
 from examples.hopper import flash_attention_bwd as dense  # noqa: E402
@@ -410,11 +411,11 @@ def block_bounds(k0, seq_q, seq_k, window, kv_tail, q_tail):
     diag = _sub(seq_k, seq_q)
     k_last = k0 + (BN - 1)
     if kv_tail:
-        k_last = _min(k_last, seq_k - 1)
-    lo = _max(_sub(k0, _add(diag, right)), 0) if right >= 0 else 0
+        k_last = smaller(k_last, seq_k - 1)
+    lo = larger(_sub(k0, _add(diag, right)), 0) if right >= 0 else 0
     hi = seq_q - 1
     if left >= 0:
-        hi = _min(_sub(_add(k_last, left), diag), hi)
+        hi = smaller(_sub(_add(k_last, left), diag), hi)
     m_lo, m_hi = lo >> 6, (hi + BM) >> 6      # s32 shr: floor, as Python's
     full_lo = _sub(k0 + (BN - 1), _add(diag, right)) if right >= 0 else None
     if kv_tail:   # a partial K/V block: every Q block masked
@@ -422,7 +423,7 @@ def block_bounds(k0, seq_q, seq_k, window, kv_tail, q_tail):
     full_hi = seq_q - BM if q_tail else None
     if left >= 0:
         edge = _sub(_add(k0, left), _add(diag, BM - 1))
-        full_hi = edge if full_hi is None else _min(edge, full_hi)
+        full_hi = edge if full_hi is None else smaller(edge, full_hi)
     return diag, m_lo, m_hi, full_lo, full_hi
 
 
@@ -451,7 +452,7 @@ def band_limits(j, i0, diag, seq_q, seq_k, window, kv_tail, q_tail):
     high = _sub(_add(d, left), diag) if left >= 0 else None
     if q_tail:
         past = seq_q - 1 - i0
-        high = past if high is None else _min(high, past)
+        high = past if high is None else smaller(high, past)
     return low, high
 
 
@@ -470,18 +471,6 @@ def _sub(a, b):
     if isinstance(b, int) and b == 0:
         return a
     return a - b
-
-
-def _min(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        return min(a, b)
-    return a.min(b) if not isinstance(a, int) else b.min(a)
-
-
-def _max(a, b):
-    if isinstance(a, int) and isinstance(b, int):
-        return max(a, b)
-    return a.max(b) if not isinstance(a, int) else b.max(a)
 
 
 def _select(pred, a, b):

@@ -109,14 +109,17 @@ def visible(i: int, j: int, seq_q: int, seq_k: int, window=(-1, -1)) -> bool:
         (right < 0 or j <= i + diag + right)
 
 
-def _min(a, b):
-    """min of ints or registers (Python when both are ints)."""
+def smaller(a, b):
+    """min of two ints or registers: computed here when both are ints, else
+    one min instruction."""
     if isinstance(a, int) and isinstance(b, int):
         return min(a, b)
     return a.min(b) if not isinstance(a, int) else b.min(a)
 
 
-def _max(a, b):
+def larger(a, b):
+    """max of two ints or registers: computed here when both are ints, else
+    one max instruction."""
     if isinstance(a, int) and isinstance(b, int):
         return max(a, b)
     return a.max(b) if not isinstance(a, int) else b.max(a)
@@ -180,9 +183,9 @@ class SequenceWork:
             if not (isinstance(self.seq_k, int) and isinstance(self.seq_q, int)) \
             else self.seq_k - self.seq_q
         m0, last = _signed(self.m0), _signed(self.last_row)
-        hi = self.seq_k if right < 0 else _min(_signed(self.seq_k),
+        hi = self.seq_k if right < 0 else smaller(_signed(self.seq_k),
                                                last + self.diag + (right + 1))
-        lo = 0 if left < 0 else _max(m0 + self.diag - left, 0)
+        lo = 0 if left < 0 else larger(m0 + self.diag - left, 0)
         shift = bn.bit_length() - 1
         self.n_hi = (hi + (bn - 1)) >> shift if not isinstance(hi, int) else -(-hi // bn)
         self.n_lo = lo >> shift if not isinstance(lo, int) else lo // bn
@@ -224,12 +227,12 @@ class SequenceMask:
         self.tail_lim = _signed(work.seq_k) - 1 - reg.from_(col, s32) if tail else None
         # the block-level test: the warpgroup's rows' tightest edges
         first = _signed(row0) + work.diag
-        last_row = _min(_signed(row0) + (rows - 1), _signed(work.seq_q) - 1)
+        last_row = smaller(_signed(row0) + (rows - 1), _signed(work.seq_q) - 1)
         self.min_hi = None
         if right >= 0:
             self.min_hi = first + right
             if tail:
-                self.min_hi = _min(self.min_hi, _signed(work.seq_k) - 1)
+                self.min_hi = smaller(self.min_hi, _signed(work.seq_k) - 1)
         elif tail:
             self.min_hi = _signed(work.seq_k) - 1
         self.max_lo = last_row + work.diag - left if left >= 0 else None
