@@ -18,7 +18,7 @@ only attention (to the token PERIOD - 1 positions back, or to the earlier
 copy of the current token) takes it below that.
 
     python examples/hopper/train_gpt.py          # prints the PTX of the model's attention
-    python examples/hopper/train_gpt.py --train  # on a Hopper GPU: our op, then sdpa
+    python examples/hopper/train_gpt.py --train  # on a Hopper GPU: our op, sdpa, our op compiled
 
 test/gpu/test_training.py checks the two loss curves against each other.
 """
@@ -185,21 +185,34 @@ def autocast_loss(model):
     return loss
 
 
-def train(model, data, loss_fn=None):
+def train(model, data, compiled=False):
     """(losses, median step time in ms) of training `model` on `data` with
     AdamW (warm-up, then a constant rate); each step (forward, backward,
-    optimizer) timed with CUDA events, the first 5% left out (kernel builds)."""
-    opt = torch.optim.AdamW(model.parameters(), lr=LR, betas=(0.9, 0.95), weight_decay=0.1,
-                            fused=True)
+    optimizer) timed with CUDA events, the first 5% left out (kernel builds).
+    compiled: the step under torch.compile: the loss (the model's forward,
+    and through AOTAutograd its backward) with fullgraph=True, so a graph
+    break in the model raises; the AdamW step compiled as PyTorch's
+    compiled-optimizer recipe says (fullgraph=False: torch.optim breaks the
+    graph on purpose around its no-grad region), with the learning rate a
+    tensor so that the warm-up's changes do not recompile it."""
+    loss_fn = autocast_loss(model)
+    if compiled:
+        opt = torch.optim.AdamW(model.parameters(), lr=torch.tensor(LR), betas=(0.9, 0.95),
+                                weight_decay=0.1, foreach=True, capturable=True)
+        loss_fn = torch.compile(loss_fn, fullgraph=True)
+        opt_step = torch.compile(lambda: opt.step())
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=LR, betas=(0.9, 0.95),
+                                weight_decay=0.1, fused=True)
+        opt_step = opt.step
     warmup = torch.optim.lr_scheduler.LambdaLR(opt, lambda step: min(1.0, (step + 1) / WARMUP))
-    loss_fn = loss_fn or autocast_loss(model)
     losses, events = [], []
     for tokens, targets in data:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
         loss = loss_fn(tokens, targets)
         loss.backward()
-        opt.step()
+        opt_step()
         warmup.step()
         opt.zero_grad(set_to_none=True)
         end.record()
@@ -224,10 +237,12 @@ def main(argv=None):
         return
     state, data = initial_state(), batches(STEPS)
     print(f"loss: ln(vocab) {math.log(VOCAB):.3f}, unigram entropy {UNIGRAM_NATS:.3f}")
-    for name, attend in (("pyptx", pyptx_attention), ("sdpa", sdpa_attention())):
-        losses, ms = train(new_model(attend, state), data)
+    runs = (("pyptx", pyptx_attention, False), ("sdpa", sdpa_attention(), False),
+            ("pyptx, compiled", pyptx_attention, True))
+    for name, attend, compiled in runs:
+        losses, ms = train(new_model(attend, state), data, compiled)
         every = " ".join(f"{x:.3f}" for x in losses[::STEPS // 10])
-        print(f"{name:6s} median step {ms:6.2f} ms; loss every {STEPS // 10} steps: {every}; "
+        print(f"{name:15s} median step {ms:6.2f} ms; loss every {STEPS // 10} steps: {every}; "
               f"last {losses[-1]:.3f}")
 
 
