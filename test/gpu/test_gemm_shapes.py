@@ -100,6 +100,22 @@ def test_fused_epilogue_vs_float64(M, N, K, bias, act, res, out_f32):
     check(c, ref, 2e-3 if out_f32 else 1e-2, at)
 
 
+@pytest.mark.parametrize("M,N,K", [(1, 4096, 14336), (16, 1000, 1008), (128, 4000, 4096),
+                                   (200, 96, 200)])
+def test_32_column_tiles_vs_float64(M, N, K):
+    """The small-M plan's 32-column tiles (128 CTAs streaming B at N =
+    4096), also with tails of M, N and K."""
+    from pyptx.pipeline.hopper_gemm import build_gemm
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    w = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+    ref = a.double() @ w.double().T
+    k = build_gemm(M, N, K, bn=32)
+    at = poisoned((M, N), torch.bfloat16)
+    c = k(a, w)
+    torch.cuda.synchronize()
+    check(c, ref, 1e-2, at)
+
+
 @pytest.mark.parametrize("b_major", ["K", "MN"])
 def test_cluster_pair_with_a_partial_last_row_of_tiles(b_major):
     """M = 520: the last cluster's second CTA has no rows (all its loads

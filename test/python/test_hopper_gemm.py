@@ -169,6 +169,7 @@ def test_shape_or_option_off_the_rules_is_refused(M, N, K, kw, match):
     (1000, 1000, 1008, dict(out_dtype=f32, activation="gelu", bias=True)),
     (16, 4096, 4096, dict(out_dtype=f32, split_k=4, bn=128)),
     (1, 4096, 4096, dict(bn=64)), (128, 1000, 1008, dict(bn=64, b_major="MN")),
+    (16, 1000, 1008, dict(bn=32)), (128, 4096, 14336, {}),
     (520, 768, 136, dict(cluster=2, b_major="MN", residual=True))])
 def test_any_shape_assembles_without_spills(M, N, K, kw, assemble):
     k = gemm.build_gemm(M, N, K, **kw)
@@ -227,8 +228,10 @@ def test_fused_epilogue_instructions():
 
 def test_plan_gemm_heuristic():
     assert gemm.plan_gemm(8192, 8192, 8192) == {"bn": 256, "split_k": 1}
-    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 64, "split_k": 1}      # 64 tiles
-    assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 64, "split_k": 1}
+    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 32, "split_k": 1}      # 128 tiles
+    assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 32, "split_k": 1}
+    assert gemm.plan_gemm(16, 6144, 4096) == {"bn": 64, "split_k": 1}       # 96 tiles
+    assert gemm.plan_gemm(1, 4096, 14336, "MN")["bn"] == 64     # 64-column stripes
     assert gemm.plan_gemm(16, 10240, 8192) == {"bn": 128, "split_k": 1}    # 80 tiles
     assert gemm.plan_gemm(16, 28672, 4096) == {"bn": 256, "split_k": 1}    # 112 tiles
     assert gemm.plan_gemm(16, 2048, 4096) == {"bn": 128, "split_k": 8}     # 16 tiles x 8
