@@ -80,8 +80,7 @@ EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu",
 # an epilogue row also times our kernel under each schedule, built directly
 # (name -> build_gemm keywords; "plan" takes the plan's bn)
 EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
-                      "pingpong": dict(schedule="pingpong", bn=128),
-                      "pingpong_c1": dict(schedule="pingpong", bn=128, cluster=1)}
+                      "pingpong": dict(schedule="pingpong", bn=128)}
 
 UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
 UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),

@@ -124,7 +124,10 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     schedule: "cooperative" (both consumer warpgroups on one 128 x bn tile,
     64 rows each) or "pingpong" (each owns whole 128 x bn tiles, bn 128 or
     64, and the two take turns: one's epilogue runs during the other's
-    main loop; split_k 1; see wgmma_gemm.run_pingpong_consumers).
+    main loop; split_k 1; cluster 1 by default; see
+    wgmma_gemm.run_pingpong_consumers). Measured on an H100 it matches the
+    cooperative kernel at K = 4096 and loses at long K (docs/pipeline.md):
+    plan_gemm does not pick it.
     Kernel arguments: A, B[, bias][, residual] -> C."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
@@ -154,7 +157,10 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                          "no fused epilogue (apply it after the sum)")
     if cluster is None:
         many = cdiv(M, BM) * cdiv(N, bn) > CLUSTER_MIN_WAVES * num_sms and M % (2 * BM) == 0
-        cluster = 2 if b_major == "K" and many and split_k == 1 and N >= bn else 1
+        # (ping-pong: 1; its 128-column tiles measured slower with a cluster's
+        # 64-row multicast boxes)
+        cluster = 2 if b_major == "K" and many and split_k == 1 and N >= bn \
+            and not pingpong else 1
     if cluster not in (1, 2):
         raise ValueError(f"gemm: cluster must be 1 or 2, not {cluster!r}")
     check_shape(M, N, K, b_major=b_major, cluster=cluster, bn=bn)
