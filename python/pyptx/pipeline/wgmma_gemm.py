@@ -8,7 +8,9 @@ soon as the wgmmas that read it are done (in every CTA of the cluster).
 
 ``run_roles`` is the whole warp-specialised body given a schedule
 (``schedule(body)`` calls body(GemmTile) per tile) and a store callback;
-examples/hopper/gemm.py and grouped_gemm.py are built on it.
+examples/hopper/gemm.py and grouped_gemm.py are built on it. With
+``Config.pingpong`` the consumers instead own alternate whole tiles and
+take turns (PingPongConsumer, run_pingpong_consumers).
 """
 from __future__ import annotations
 
@@ -352,9 +354,9 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                 schedule(load)
     with consumer_role():
         consumer_id = wg - 1
-        default_class = PingPongConsumer if cfg.pingpong else WgmmaConsumer
-        consumer = (consumer_class or default_class)(cfg, tiles, barriers, consumer_id,
-                                                     lane128)
+        if cfg.pingpong and consumer_class is None:
+            consumer_class = PingPongConsumer
+        consumer = (consumer_class or WgmmaConsumer)(cfg, tiles, barriers, consumer_id, lane128)
         frag = fragment_row_col(lane128)
         tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
                                    chunk_cols=cfg.epi_cols, stripes=c_stripes) \
