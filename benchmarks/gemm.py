@@ -77,6 +77,10 @@ EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu",
                  ("Llama-3-8B", "gate_up+silu", 4096, 28672, 4096, False, "silu", False),
                  ("Llama-3-8B", "down+residual", 4096, 4096, 14336, False, None, True),
                  ("Llama-3-8B", "o+bias+residual", 1024, 4096, 4096, True, None, True)]
+# an epilogue row also times our kernel under each schedule, built directly
+# (name -> build_gemm keywords; "plan" takes the plan's bn)
+EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
+                      "pingpong": dict(schedule="pingpong", bn=128)}
 
 UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
 UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),
@@ -155,14 +159,19 @@ def run_sweep(reps, rows=None):
     pyptx.ops.matmul (the planned kernel; split-K included) beside cuBLAS
     (torch.matmul / F.linear, then the PyTorch ops of the epilogue). An
     epilogue row also times our kernel with the plain store (its epilogue's
-    share of the time: epi_share). rows: substrings; only the rows whose
-    "model layer MxNxK" holds one of them (None: all)."""
+    share of the time: epi_share), the kernel under each of
+    EPILOGUE_SCHEDULES (schedule_ratio: against cuBLAS + the ops), and
+    cuBLAS's GEMM alone: ceiling = (cuBLAS + the ops) / cuBLAS alone, the
+    ratio a kernel whose main loop equals cuBLAS and whose epilogue is free
+    would reach. rows: substrings; only the rows whose "model layer MxNxK"
+    holds one of them (None: all)."""
     torch = _torch()
     import importlib
 
     import torch.nn.functional as F
 
     import pyptx.ops as ops
+    from pyptx.pipeline import hopper_gemm
     mm = importlib.import_module("pyptx.ops.matmul")
     copy_tbps = copy_bandwidth()
     cases = [c + (False, None, False) for c in SWEEP + ODD_SHAPES] + EPILOGUE_ROWS
@@ -210,6 +219,12 @@ def run_sweep(reps, rows=None):
                                    reps)
                 row["plain_ms"] = plain
                 row["epi_share"] = 1 - plain / statistics.mean(row["ours_ms"])
+                gemm_alone = time_calls([lambda i=i: torch.matmul(a[i], w[i].T)
+                                         for i in range(n)], reps)
+                row["cublas_gemm_ms"] = gemm_alone
+                row["ceiling"] = statistics.mean(row["ref_ms"]) / gemm_alone
+                _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n,
+                                reps)
             moved = (M * K + N * K + M * N) * 2
             row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
             del a, w, r
@@ -217,6 +232,36 @@ def run_sweep(reps, rows=None):
             row["error"] = f"{type(e).__name__}: {e}"[:500]
         torch.cuda.empty_cache()
         print("RESULT " + json.dumps(row), flush=True)
+
+
+def _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n, reps):
+    """Our fused kernel under each of EPILOGUE_SCHEDULES (called directly,
+    on the inputs of the row): schedule_ms, schedule_ratio (against the
+    row's cuBLAS + torch ops) and, per schedule, its relative error."""
+    torch = _torch()
+    row["schedule_ms"], row["schedule_ratio"], row["schedule_err"] = {}, {}, {}
+    theirs = statistics.mean(row["ref_ms"])
+    for name, kw in EPILOGUE_SCHEDULES.items():
+        try:
+            kw = dict(bn=row["bn"], **kw) if "bn" not in kw else kw
+            k = hopper_gemm.build_gemm(M, N, K, bias=bias, activation=act, residual=res,
+                                       **kw)
+
+            def call(i, k=k):
+                return k(a[i], w[i], *([vb] if bias else []), *([r[i]] if res else []))
+            c = call(0)
+            torch.cuda.synchronize()
+            z = torch.matmul(a[0].float(), w[0].float().T) + (vb.float() if bias else 0)
+            if act == "gelu":
+                z = torch.nn.functional.gelu(z, approximate="tanh")
+            elif act == "silu":
+                z = torch.nn.functional.silu(z)
+            row["schedule_err"][name] = rel_err(c, z + (r[0].float() if res else 0))
+            ms = time_calls([lambda i=i: call(i) for i in range(n)], reps)
+            row["schedule_ms"][name] = ms
+            row["schedule_ratio"][name] = theirs / ms
+        except Exception as e:  # noqa: BLE001
+            row["schedule_ratio"][name] = f"{type(e).__name__}: {e}"[:200]
 
 
 def run_variance(reps, trials=8, size=2048):
@@ -261,9 +306,16 @@ def sweep_summary(rows):
         lines.append(f"epilogue: {len(epi)} rows, worst {worst['ratio']:.3f}x cuBLAS + torch "
                      f"ops ({worst['variant']})")
         for r in epi:
-            lines.append(f"  {r['variant']:32} {r['ratio']:.3f}x; the epilogue's share of our "
-                         f"time {100 * r.get('epi_share', float('nan')):.1f}% (plain store "
+            lines.append(f"  {r['variant']:32} {r['ratio']:.3f}x (ceiling "
+                         f"{r.get('ceiling', float('nan')):.3f}x: cuBLAS + ops / cuBLAS alone); "
+                         f"the epilogue's share of our time "
+                         f"{100 * r.get('epi_share', float('nan')):.1f}% (plain store "
                          f"{r.get('plain_ms', float('nan')):.4f} ms)")
+            sched = r.get("schedule_ratio", {})
+            if sched:
+                lines.append("      schedules: " + ", ".join(
+                    f"{k} {v:.3f}x (err {r['schedule_err'].get(k, float('nan')):.1e})"
+                    if isinstance(v, float) else f"{k} {v}" for k, v in sched.items()))
     for r in plain:
         if r["M"] <= 16:
             lines.append(f"  M={r['M']:<3} {r['variant']:24} {r['ours_tbps']:.2f} TB/s = "
@@ -478,7 +530,8 @@ def table(rows):
 def write_files(rows, out, device):
     keys = ["kind", "variant", "shape", "ours_tflops", "ref_tflops", "ratio", "ref",
             "loop_tflops", "bound_tflops", "copy_tbps", "ours_tbps", "ours_l2warm_tflops",
-            "rel_err", "ours_ms", "ref_ms", "plain_ms", "epi_share", "bn", "split_k", "error"]
+            "rel_err", "ours_ms", "ref_ms", "plain_ms", "epi_share", "ceiling", "bn", "split_k",
+            "error"]
     plt = write_results(out, "gemm", device, rows, keys)
     if plt is None:
         return

@@ -5,7 +5,8 @@ each launch (so an element left unwritten fails), relative error <= 1e-2
 (bf16 out) / 1e-4 (f32 out). Shapes include non-square ones, several tiles
 per CTA (a small persistent grid: the ring wraps across tiles), both B
 layouts (each with 1- and 2-CTA clusters), both epilogues, and for the grouped kernel
-uneven tokens per expert (empty experts, partial tiles). Also: the SASS
+uneven tokens per expert (empty experts, partial tiles); the ping-pong
+schedule with every fused epilogue. Also: the SASS
 holds HGMMA and no local-memory traffic."""
 import os
 import re
@@ -155,6 +156,42 @@ def test_grouped_variable_tokens(counts, N, K, T, kw):
     assert torch.isnan(c[rows:].float()).all()
 
 
+PINGPONG_CASES = [
+    # M, N, K, keyword arguments of _dense_case (schedule="pingpong", bn 128 unless given).
+    # num_sms small: several tiles per CTA, an odd count on some CTAs (the
+    # second consumer takes the last turn), k tiles below, equal to and above
+    # the ring's stages, so the stage skip wraps in every way
+    (512, 512, 256, dict(cluster=1, num_sms=3)),
+    (1024, 1024, 768, dict(cluster=2, num_sms=4, bias=True, act="gelu")),
+    (768, 640, 448, dict(cluster=1, num_sms=3, stages=3, act="silu")),
+    (640, 512, 320, dict(cluster=1, num_sms=2, stages=4, res=True)),
+    (512, 1024, 384, dict(cluster=2, num_sms=2, bias=True, res=True, out_dtype=f32)),
+    (1000, 1000, 1008, dict(bias=True, act="gelu", res=True, num_sms=5)),   # tails, stripes
+    (1000, 1000, 1008, dict(act="silu", res=True, out_dtype=f32, num_sms=5)),
+    (200, 200, 136, dict(bias=True, res=True, num_sms=1)),
+    (100, 520, 200, dict(bn=64, bias=True, act="gelu", num_sms=3)),          # M < 128
+    (520, 768, 136, dict(b_major="MN", cluster=2, res=True, act="silu")),
+    (1024, 4096, 1024, dict(bias=True, res=True)),                          # plain grid
+]
+
+
+@pytest.mark.parametrize("M,N,K,kw", PINGPONG_CASES)
+def test_pingpong(M, N, K, kw):
+    kw = dict(kw)
+    _dense_case(M, N, K, schedule="pingpong", bn=kw.pop("bn", 128), **kw)
+
+
+def test_pingpong_repeated_launches_agree():
+    M = N = K = 1024
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+    r = torch.randn(M, N, device="cuda").to(torch.bfloat16)
+    k = gemm.build_gemm(M, N, K, bn=128, num_sms=7, schedule="pingpong", residual=True)
+    outs = [k(a, b, r) for _ in range(3)]
+    torch.cuda.synchronize()
+    assert torch.equal(outs[0], outs[1]) and torch.equal(outs[0], outs[2])
+
+
 def test_sass_has_hgmma_and_no_local_memory():
     sass = gemm.build_gemm(1024, 1024, 1024).sass()
     opcodes = set(re.findall(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass))
@@ -201,6 +238,12 @@ SANITIZE_CASES = {
     "mn-major-2cta-partial": (520, 768, 136, dict(b_major="MN", cluster=2)),
     "fused-stripes-2cta-mn": (512, 1000, 256, dict(b_major="MN", cluster=2, bias=True,
                                                    act="gelu", res=True, num_sms=2)),
+    "pingpong-2cta": (1024, 512, 448, dict(schedule="pingpong", bn=128, cluster=2, num_sms=2,
+                                           bias=True, act="gelu", res=True)),
+    "pingpong-odd": (300, 120, 136, dict(schedule="pingpong", bn=128, num_sms=1, res=True,
+                                         act="silu")),
+    "pingpong-f32": (384, 256, 200, dict(schedule="pingpong", bn=128, num_sms=2, bias=True,
+                                         out_dtype=f32)),
 }
 
 

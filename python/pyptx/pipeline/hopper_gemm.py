@@ -44,6 +44,7 @@ NUM_SMS = 132                      # H100 SXM / H200
 GROUP_M = 8                        # cluster rows per group of the tile order
 CLUSTER_MIN_WAVES = 2              # a K-major B multicasts when tiles > this x SMs
 SMEM_LIMIT = 227 * 1024
+SCHEDULES = ("cooperative", "pingpong")
 
 
 def cdiv(a: int, b: int) -> int:
@@ -103,7 +104,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                l2_promotion: str = "256B", mn_b_rank: int | None = None,
                group_m: int = GROUP_M, prefetch: bool = True, num_sms: int = NUM_SMS,
                bn: int = BN, split_k: int = 1, bias: bool = False,
-               activation: str | None = None, residual: bool = False, arch: str = ARCH):
+               activation: str | None = None, residual: bool = False,
+               schedule: str = "cooperative", arch: str = ARCH):
     """The kernel for A (M x K) and B ((N, K) for b_major "K", (K, N) for "MN")
     -> C (M x N, out_dtype bf16 or f32). epilogue: "tma" (bf16 only; the
     default for bf16 when N >= 64 and M >= 64; with N % 64 != 0 one store
@@ -122,6 +124,13 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     N)). Fused epilogue, in this order: bias (the kernel takes a bf16 (N,)
     vector after B), activation ("gelu": tanh form, or "silu"), residual
     (a bf16 (M, N) matrix after the bias): C = act(A @ B + bias) + residual.
+    schedule: "cooperative" (both consumer warpgroups on one 128 x bn tile,
+    64 rows each) or "pingpong" (each owns whole 128 x bn tiles, bn 128 or
+    64, and the two take turns: one's epilogue runs during the other's
+    main loop; split_k 1; cluster 1 by default; see
+    wgmma_gemm.run_pingpong_consumers). Measured on an H100 it matches the
+    cooperative kernel at K = 4096 and loses at long K (docs/pipeline.md):
+    plan_gemm does not pick it.
     Kernel arguments: A, B[, bias][, residual] -> C."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
@@ -134,6 +143,14 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     if activation not in (None,) + ACTIVATIONS:
         raise ValueError(f"gemm: activation must be None, 'gelu' or 'silu', not "
                          f"{activation!r}")
+    if schedule not in SCHEDULES:
+        raise ValueError(f"gemm: schedule must be one of {', '.join(SCHEDULES)}, not "
+                         f"{schedule!r}")
+    pingpong = schedule == "pingpong"
+    if pingpong and (bn > 128 or split_k != 1):
+        raise ValueError(f"gemm: the pingpong schedule needs bn 128 or 64 (a warpgroup "
+                         f"holds a 128 x bn f32 accumulator) and split_k 1; got bn={bn} "
+                         f"split_k={split_k}")
     k_tiles = cdiv(K, BK)
     if not isinstance(split_k, int) or split_k < 1 or k_tiles % split_k:
         raise ValueError(f"gemm: split_k must divide the {k_tiles} k tiles of K={K}; "
@@ -144,7 +161,10 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                          "no fused epilogue (apply it after the sum)")
     if cluster is None:
         many = cdiv(M, BM) * cdiv(N, bn) > CLUSTER_MIN_WAVES * num_sms and M % (2 * BM) == 0
-        cluster = 2 if b_major == "K" and many and split_k == 1 and N >= bn else 1
+        # (ping-pong: 1; its 128-column tiles measured slower with a cluster's
+        # 64-row multicast boxes)
+        cluster = 2 if b_major == "K" and many and split_k == 1 and N >= bn \
+            and not pingpong else 1
     if cluster not in (1, 2):
         raise ValueError(f"gemm: cluster must be 1 or 2, not {cluster!r}")
     check_shape(M, N, K, b_major=b_major, cluster=cluster, bn=bn)
@@ -168,7 +188,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     b_cols = min(bn, N) if b_major == "K" else 0     # a K-major box is cut to N
     cfg = Config(bn=bn, stages=stages, cluster=cluster, b_major=b_major,
                  out_dtype=out_dtype, epilogue=epilogue, k_tiles=k_tiles // split_k,
-                 epi_cols=epi_cols, a_rows=a_rows, b_cols=0 if b_cols == bn else b_cols)
+                 epi_cols=epi_cols, a_rows=a_rows, b_cols=0 if b_cols == bn else b_cols,
+                 pingpong=pingpong)
     if smem_bytes(cfg) > SMEM_LIMIT:
         raise ValueError(f"gemm: {stages} stages with the {epilogue} epilogue need "
                          f"{smem_bytes(cfg)} bytes of shared memory; a CTA has 227 KiB")

@@ -8,7 +8,9 @@ soon as the wgmmas that read it are done (in every CTA of the cluster).
 
 ``run_roles`` is the whole warp-specialised body given a schedule
 (``schedule(body)`` calls body(GemmTile) per tile) and a store callback;
-examples/hopper/gemm.py and grouped_gemm.py are built on it.
+examples/hopper/gemm.py and grouped_gemm.py are built on it. With
+``Config.pingpong`` the consumers instead own alternate whole tiles and
+take turns (PingPongConsumer, run_pingpong_consumers).
 """
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from .. import ptx, reg, smem
 from ..types import bf16, f32, u32
 from .epilogue import WG_M, TmaStoreEpilogue, fragment_row_col
 from .ring import Ring, init_rings
-from .roles import consumer_role, prefetch_descriptors, producer_role
+from .roles import PingPong, consumer_role, prefetch_descriptors, producer_role
 
 BM, BN, BK = 128, 256, 64          # CTA tile; each consumer warpgroup owns 64 rows
 THREADS = 384                      # producer warpgroup + two consumer warpgroups
@@ -39,6 +41,7 @@ class Config:
     a_rows: int = BM               # rows of an A box (fewer when M < BM)
     b_cols: int = 0                # B columns (N) loaded per stage, all CTAs (0: bn)
     ab_dtype: object = bf16        # A and B elements: bf16, or e4m3 (K-major B only)
+    pingpong: bool = False         # each consumer owns whole tiles (PingPongConsumer)
 
     @property
     def bk(self):
@@ -99,8 +102,10 @@ class GemmTiles:
         if cfg.epilogue == "tma":
             self.sC = smem.alloc(bf16, (CONSUMERS, WG_M, cfg.epi_cols), swizzle="128B",
                                  align=1024)
-        # one empty arrival per consumer warpgroup of every CTA that reads the stage
-        self.ring = Ring(cfg.stages, empty_arrivals=CONSUMERS * cfg.cluster)
+        # one empty arrival per consumer warpgroup of every CTA that reads the
+        # stage (ping-pong: one warpgroup reads it)
+        readers = 1 if cfg.pingpong else CONSUMERS
+        self.ring = Ring(cfg.stages, empty_arrivals=readers * cfg.cluster)
 
     def init(self, leader):
         """Thread `leader` initialises the barriers; then every thread of the
@@ -202,8 +207,7 @@ class WgmmaConsumer:
         self.prev = reg.scalar(u32, init=0)
         self.acc = reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
         self.mma_acc = self.acc          # what the wgmmas write (a subclass may split them)
-        # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
-        self.a_base = reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
+        self.a_base = self._a_base(tiles, consumer)
         # (in a cluster these addresses carry the CTA's rank above bit 23;
         # make_descriptor keeps only the 14-bit start-address field of them)
         self.b_base = reg.from_(tiles.sB, u32)
@@ -212,6 +216,11 @@ class WgmmaConsumer:
         # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile
         self.b_step = 32 if cfg.b_major == "K" else 16 * self.b_layout.line_bytes
         self.signal = lane128 < cfg.cluster      # threads that free a stage
+
+    @staticmethod
+    def _a_base(tiles, consumer):
+        # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
+        return reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
 
     def _k_tile(self, first):
         cfg = self.cfg
@@ -238,6 +247,11 @@ class WgmmaConsumer:
     def mainloop(self, tile=None):
         """All K tiles of one output tile (a GemmTile, for subclasses that
         need it) into self.acc; every stage is freed."""
+        self.issue_all()
+        self.drain()
+
+    def issue_all(self):
+        """Every k tile's wgmmas issued; the last k tile's still in flight."""
         stage = self._k_tile(first=True)
         ptx.inst.mov.u32(self.prev, stage)
         for _ in ptx.range_(1, self.cfg.k_tiles):
@@ -245,8 +259,63 @@ class WgmmaConsumer:
             ptx.wgmma.wait_group(1)          # the previous k tile's wgmmas are done
             self._release(self.prev)
             ptx.inst.mov.u32(self.prev, stage)
+
+    def drain(self):
+        """Waits for the last k tile's wgmmas and frees its stage."""
         ptx.wgmma.wait_group(0)
         self._release(self.prev)
+
+
+class PingPongConsumer(WgmmaConsumer):
+    """A consumer warpgroup that owns whole 128 x bn tiles (the ping-pong
+    schedule): two ``wgmma m64n{bn}k16`` per k16 step, one per 64-row half
+    of the A stage, into two accumulators (halves[0], halves[1]); self.acc
+    is halves[0] until the epilogue points it at a half. The ring holds
+    both consumers' k tiles in tile order: skip() steps over the other
+    consumer's tile."""
+
+    def __init__(self, cfg, tiles, barriers, consumer, lane128):
+        super().__init__(cfg, tiles, barriers, consumer, lane128)
+        self.halves = [self.acc, reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)]
+
+    @staticmethod
+    def _a_base(tiles, consumer):
+        return reg.from_(tiles.sA, u32)                  # both halves of each A stage
+
+    def _k_tile(self, first):
+        cfg = self.cfg
+        stage = self.ring.wait()
+        a = wgmma_descriptor(self.a_base + stage * cfg.a_bytes, self.a_layout)
+        b = wgmma_descriptor(self.b_base + stage * cfg.b_bytes, self.b_layout)
+        ptx.wgmma.fence()
+        for j in range(cfg.bk // cfg.mma_k):
+            for half, acc in enumerate(self.halves):
+                ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
+                                    dtype_a=cfg.ab_dtype, dtype_b=cfg.ab_dtype, d=acc,
+                                    a=a, b=b, scale_d=not (first and j == 0),
+                                    trans_b=0 if cfg.b_major == "K" else 1,
+                                    a_k_offset=half * WG_M * BK * 2 + 32 * j,
+                                    b_k_offset=self.b_step * j)
+        ptx.wgmma.commit_group()
+        return stage
+
+    def skip(self, k_tiles: int):
+        """Moves the ring cursor past k_tiles stages without waiting (the
+        other consumer's tile): the next stage and its lap's phase, from the
+        trace-time k_tiles % stages and (k_tiles // stages) % 2."""
+        state, n = self.ring.state, self.cfg.stages
+        laps, steps = divmod(k_tiles, n)
+        cursor, phase = state.cursor, state.phase
+        wrap = cursor == n                                  # as PipelineState.advance
+        ptx.inst.selp.u32(cursor, 0, cursor, wrap)
+        ptx.inst.xor.b32(phase, phase, 1, pred=wrap)
+        if steps:
+            ptx.inst.add.u32(cursor, cursor, steps)
+            past = cursor >= n
+            ptx.inst.sub.u32(cursor, cursor, n, pred=past)
+            ptx.inst.xor.b32(phase, phase, 1, pred=past)
+        if laps % 2:
+            ptx.inst.xor.b32(phase, phase, 1)
 
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
@@ -263,7 +332,11 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
     producer thread before each tile's loads (an L2 prefetch of what the
     tile's epilogue reads, for one). consumer_class: the consumer's class
-    (default WgmmaConsumer; same constructor arguments)."""
+    (default WgmmaConsumer; same constructor arguments).
+
+    cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
+    consumer warpgroup owns every other tile of `schedule`, whole, and
+    store is called once per 64-row half (consumer.acc set to that half)."""
     barriers = tiles.ring.barriers()
     with producer_role(wg):
         with ptx.if_(tid == 0):
@@ -281,18 +354,64 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                 schedule(load)
     with consumer_role():
         consumer_id = wg - 1
+        if cfg.pingpong and consumer_class is None:
+            consumer_class = PingPongConsumer
         consumer = (consumer_class or WgmmaConsumer)(cfg, tiles, barriers, consumer_id, lane128)
         frag = fragment_row_col(lane128)
         tma_out = TmaStoreEpilogue(tiles.sC, c_desc, consumer_id, lane128, bn=cfg.bn,
                                    chunk_cols=cfg.epi_cols, stripes=c_stripes) \
             if tiles.sC is not None else None
 
-        def tile(t):
-            consumer.mainloop(t)
-            store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
-        schedule(tile)
+        if cfg.pingpong:
+            run_pingpong_consumers(cfg, consumer, consumer_id, schedule,
+                                   lambda t, h: store(consumer, t,
+                                                      t.c_row + WG_M if h else t.c_row, frag,
+                                                      tma_out))
+        else:
+            def tile(t):
+                consumer.mainloop(t)
+                store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
+            schedule(tile)
         if tma_out is not None:
             tma_out.finish()
     if cfg.cluster > 1:
         # no CTA may leave while its peer can still write its shared memory
         ptx.cluster.sync()
+
+
+PINGPONG_BARRIERS = (3, 4)         # named barriers of the turns (1, 2: the TMA epilogue's)
+
+
+def run_pingpong_consumers(cfg, consumer, consumer_id, schedule, store_half):
+    """The ping-pong schedule of two PingPongConsumers (CUTLASS's
+    KernelTmaWarpSpecializedPingpong): both walk every tile of `schedule`;
+    tile i is consumer i % 2's, the other skips its k tiles in the ring.
+    The main loops take turns on an ordered pair of named barriers
+    (roles.PingPong): a consumer takes its turn, issues its tile's wgmmas,
+    gives the turn to the other (whose wgmmas then queue behind its last
+    ones) and, while the other's main loop runs, waits for its own and
+    runs the epilogue: store_half(tile, half) for halves 0 and 1. Taking the
+    turn before the first ring wait matters: a consumer whose turn it is
+    waits on stages of a lap whose previous lap has completed, so the
+    phase parity cannot alias an older lap. After the last tile the
+    consumer whose turn would be next takes it, so that no barrier is left
+    half-arrived."""
+    turns = PingPong(consumer_id, ids=PINGPONG_BARRIERS)
+    turn = reg.scalar(u32, init=0)          # whose tile comes next
+    turns.start()
+
+    def tile(t):
+        with ptx.if_(turn == consumer_id):
+            turns.take()
+            consumer.issue_all()
+            turns.give()
+            consumer.drain()
+            for half, acc in enumerate(consumer.halves):
+                consumer.acc = acc
+                store_half(t, half)
+        with ptx.else_():
+            consumer.skip(cfg.k_tiles)
+        ptx.inst.xor.b32(turn, turn, 1)
+    schedule(tile)
+    with ptx.if_(turn == consumer_id):
+        turns.take()
