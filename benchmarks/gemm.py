@@ -32,7 +32,7 @@ panel of gemm.png, with a summary (each row's ratio, block-scaled 8192^3).
 
 usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
                [--skip-grouped] [--quick] [--sweep | --sweep-only] [--rows SUBSTRINGS]
-               [--fp8]
+               [--fp8] [--fp8-shapes NAMES]
 """
 from __future__ import annotations
 
@@ -446,7 +446,8 @@ def fp8_rows(args):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_fp8.py")
     rows = []
     for scheme in FP8_SCHEMES:
-        cmd = [sys.executable, script, "--child", scheme, "--reps", str(args.reps)]
+        cmd = [sys.executable, script, "--child", scheme, "--reps", str(args.reps)] + (
+            ["--shapes", args.fp8_shapes] if args.fp8_shapes else [])
         got, status, err, seconds = run_child(cmd, max(args.timeout, 200))
         print(f"[fp8 {scheme}] exit {status} in {seconds:.0f} s, {len(got)} results", flush=True)
         if status != 0:
@@ -629,6 +630,8 @@ def main():
                    help="also 2048^3 across fresh allocations (prints per-trial TFLOP/s)")
     p.add_argument("--fp8", action="store_true",
                    help="also the FP8 rows (gemm_fp8.py's schemes); --sweep includes them")
+    p.add_argument("--fp8-shapes", help="comma-separated gemm_fp8.py shape names (default: "
+                   "each scheme's), e.g. '8192^3,MoE G8'")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
