@@ -205,7 +205,7 @@ def test_jax_jit_grad(scaling):
     tout = ops.matmul_fp8_dynamic(ta, tb, scaling=scaling)
     (tout.float() * torch.from_numpy(g).cuda().float()).sum().backward()
     for name, x, y in (("out", out, tout), ("da", da, ta.grad), ("db", db, tb.grad)):
-        errs[name + "_vs_torch_op"] = rel(torch.from_numpy(np.asarray(x, np.float64)), y)
+        errs[name + "_vs_torch_op"] = rel(torch.from_numpy(np.asarray(x, np.float64)).cuda(), y)
     print(f"\njax {scaling}: " + ", ".join(f"{k} {v:.2e}" for k, v in errs.items()))
     for k, v in errs.items():
         assert v < (KERNEL_TOL if k.endswith("torch_op") else QUANT_BOUND), (k, v)

@@ -143,6 +143,19 @@ def test_quantizer_vs_float64(group, cols, transposed):
     assert (got_amax[amax > 0] == 448).all() and (got_amax[amax == 0] == 0).all()
 
 
+@pytest.mark.parametrize("group,cols", [((None, None), 208), ((1, None), 200),
+                                        ((1, 128), 256), ((128, 128), 256)])
+def test_jax_quantizer_matches_the_torch_one(group, cols):
+    """The JAX path quantises with the same maths, bit for bit."""
+    jnp = pytest.importorskip("jax.numpy")
+    x = torch.randn(300, 200) * torch.logspace(-2, 2, 300)[:, None]
+    x8, s = ft.quantize_e4m3(x, group, cols)
+    j8, js = ft.quantize_e4m3(jnp.asarray(x.numpy()), group, cols)
+    assert j8.dtype == jnp.float8_e4m3fn and j8.shape == tuple(x8.shape)
+    np.testing.assert_array_equal(np.asarray(j8.astype(jnp.float32)), x8.float().numpy())
+    np.testing.assert_array_equal(np.asarray(js), s.numpy())
+
+
 def test_padded_k():
     assert ft.padded_k(1008, "row") == 1008 and ft.padded_k(1008, "block") == 1024
     assert ft.padded_k(48, "tensor") == 128 and ft.padded_k(48, "block") == 128

@@ -106,7 +106,8 @@ def _framework_of(x):
 def quantize_e4m3(x, group, cols=None):
     """(x8, scale) for a 2-D float array x (R, C) (a torch tensor or a JAX
     array): scale holds one f32 per group of (rows, columns) = `group`
-    (None: the whole extent), amax(|group|) / 448 (floored at 1e-12), and
+    (None: the whole extent), amax(|group|) / 448 (floored at 1e-12;
+    computed as amax times f32(1/448), within an ulp), and
     x8 = clamp(x / scale, +-448) in e4m3, row-major (R, cols): columns
     past C (to `cols`) are zeros. scale's shape is what the kernel takes:
     (1,) for one group, (R,) for one per row, else (ceil(R / rows),
@@ -123,7 +124,9 @@ def quantize_e4m3(x, group, cols=None):
     if Rp != R or cols != C:
         x = fw.pad(x, Rp - R, cols - C)
     x4 = x.reshape(Rp // rows_per, rows_per, cols // cols_per, cols_per)
-    scale = fw.floor(fw.block_amax(x4)) / E4M3_MAX
+    # times the reciprocal (not / 448): XLA rewrites a division by a constant
+    # that way on some backends; written so, both frameworks agree bit for bit
+    scale = fw.floor(fw.block_amax(x4)) * (1 / E4M3_MAX)
     x8 = fw.e4m3(fw.clip(x4 / scale).reshape(Rp, cols)[:R])
     scale = scale.reshape(Rp // rows_per, cols // cols_per)
     return x8, (scale.reshape(-1) if group[1] is None else scale)
