@@ -86,8 +86,7 @@ def framework(name: str):
             block_amax=lambda x4: x4.abs().amax(dim=(1, 3), keepdim=True),
             floor=lambda x: x.clamp(min=SCALE_FLOOR),
             clip=lambda x: x.clamp(-E4M3_MAX, E4M3_MAX),
-            e4m3=lambda x: x.to(torch.float8_e4m3fn).contiguous(),
-            is_f32=lambda x: x.dtype == torch.float32)
+            e4m3=lambda x: x.to(torch.float8_e4m3fn).contiguous())
     import jax.numpy as jnp
     return SimpleNamespace(
         f32=lambda x: x.astype(jnp.float32), t=lambda x: x.T,
@@ -95,8 +94,7 @@ def framework(name: str):
         block_amax=lambda x4: jnp.abs(x4).max(axis=(1, 3), keepdims=True),
         floor=lambda x: jnp.maximum(x, SCALE_FLOOR),
         clip=lambda x: jnp.clip(x, -E4M3_MAX, E4M3_MAX),
-        e4m3=lambda x: x.astype(jnp.float8_e4m3fn),
-        is_f32=lambda x: x.dtype == jnp.float32)
+        e4m3=lambda x: x.astype(jnp.float8_e4m3fn))
 
 
 def _framework_of(x):
