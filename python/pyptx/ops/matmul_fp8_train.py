@@ -148,7 +148,7 @@ def product(x, y, scaling, out_f32):
     return _launch(M, N, Kp, scaling, out_f32, x8, w8, sx, sw)
 
 
-def check_args(a_shape, b_shape, a_dtype, b_dtype, scaling, out_dtype, is_float, is_f32):
+def check_args(a_shape, b_shape, a_dtype, b_dtype, scaling, out_dtype, is_float):
     """Shapes, dtypes and the scheme (framework-neutral): a clear MatmulError."""
     if len(a_shape) < 1 or len(b_shape) != 2:
         _fail(f"a must be (..., K) and b (K, N); got a {tuple(a_shape)}, b {tuple(b_shape)}")
@@ -235,8 +235,7 @@ def _matmul_torch(a, b, scaling, out_dtype):
     if not isinstance(b, torch.Tensor):
         _fail(f"b must be a torch.Tensor like a; got {type(b).__name__}")
     floats = (torch.bfloat16, torch.float32)
-    check_args(a.shape, b.shape, a.dtype, b.dtype, scaling, out_dtype,
-               lambda d: d in floats, lambda d: d == torch.float32)
+    check_args(a.shape, b.shape, a.dtype, b.dtype, scaling, out_dtype, lambda d: d in floats)
     if a.device != b.device or a.device.type != "cuda":
         _fail(f"a and b must be on one CUDA device; got {a.device} and {b.device}")
     lead = a.shape[:-1]
@@ -274,8 +273,7 @@ def _matmul_jax(a, b, scaling, out_dtype):
     import jax.numpy as jnp
     out_dtype = a.dtype if out_dtype is None else jnp.dtype(out_dtype)
     floats = (jnp.bfloat16, jnp.float32)
-    check_args(a.shape, b.shape, a.dtype, b.dtype, scaling, out_dtype,
-               lambda d: d in floats, lambda d: d == jnp.float32)
+    check_args(a.shape, b.shape, a.dtype, b.dtype, scaling, out_dtype, lambda d: d in floats)
     lead = a.shape[:-1]
     c = jax_fn()(a.reshape(-1, a.shape[-1]), b, scaling, out_dtype == jnp.float32)
     return c.reshape(*lead, b.shape[1])
