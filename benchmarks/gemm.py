@@ -24,8 +24,15 @@ pyptx.ops.matmul beside cuBLAS (+ the PyTorch ops of the epilogue), with
 the geometric mean, the worst row and the M <= 16 rows' share of the
 copy bandwidth (gemm_sweep.png; rows in gemm.csv).
 
+With --fp8 (and in the full run, --sweep): the FP8 rows of
+benchmarks/gemm_fp8.py -- per-tensor and row-wise scales beside
+torch._scaled_mm, DeepGEMM's block scales, the grouped (MoE) block-scaled
+kernel -- each scheme its own child process, in the table, CSV and a
+panel of gemm.png, with a summary (each row's ratio, block-scaled 8192^3).
+
 usage: gemm.py [--out DIR] [--variants NAMES] [--reps N] [--timeout S]
                [--skip-grouped] [--quick] [--sweep | --sweep-only] [--rows SUBSTRINGS]
+               [--fp8] [--fp8-shapes NAMES]
 """
 from __future__ import annotations
 
@@ -480,6 +487,75 @@ def _finish(row, t, ref_name):
     row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
 
 
+# -- FP8 rows (benchmarks/gemm_fp8.py's schemes, each a child process) ----------------------
+
+FP8_SCHEMES = ("tensor", "row", "block", "grouped")
+
+
+def fp8_rows(args):
+    """gemm_fp8.py's rows for each of FP8_SCHEMES (run as `gemm_fp8.py
+    --child SCHEME`), as rows of this table (kind "fp8")."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gemm_fp8.py")
+    rows = []
+    for scheme in FP8_SCHEMES:
+        cmd = [sys.executable, script, "--child", scheme, "--reps", str(args.reps)] + (
+            ["--shapes", args.fp8_shapes] if args.fp8_shapes else [])
+        got, status, err, seconds = run_child(cmd, max(args.timeout, 200))
+        print(f"[fp8 {scheme}] exit {status} in {seconds:.0f} s, {len(got)} results", flush=True)
+        if status != 0:
+            print("\n".join(err.strip().splitlines()[-15:]), flush=True)
+        for r in got:
+            rows.append(dict(r, kind="fp8", variant=scheme, model_shape=r["shape"],
+                             shape=f"{r['shape']} {r['M']}x{r['N']}x{r['K']}",
+                             rel_err=r.get("ours_rel_err"), ref_tflops=r.get("ref_tflops"),
+                             ratio=r.get("ratio")))
+    return rows
+
+
+def fp8_summary(rows):
+    """Each FP8 row's TFLOP/s and ratio to its PyTorch reference, and the
+    block-scaled 8192^3 figure (the goal: 1,200 TFLOP/s)."""
+    fp8 = [r for r in rows if r["kind"] == "fp8"]
+    if not fp8:
+        return ""
+    lines = ["FP8 (e4m3, bf16 out):"]
+    for r in fp8:
+        if "error" in r:
+            lines.append(f"  {r['variant']:8} {r['shape']:34} ERROR {r['error'][:120]}")
+            continue
+        lines.append(f"  {r['variant']:8} {r['shape']:34} {r['ours_tflops']:7.1f} TF/s, "
+                     f"{fmt(r.get('ratio'), '.3f')}x {r.get('ref')}, rel err "
+                     f"{fmt(r.get('ours_rel_err'), '.1e')}"
+                     + (f"; torch._scaled_grouped_mm row-wise {r['grouped_row_tflops']:.1f} "
+                        f"TF/s" if "grouped_row_tflops" in r else ""))
+    plain = [r for r in fp8 if r["variant"] in ("tensor", "row") and "ratio" in r]
+    if plain:
+        ok = sum(r["ratio"] >= 1.0 for r in plain)
+        lines.append(f"per-tensor and row-wise: {ok} of {len(plain)} rows >= 1.0x "
+                     f"torch._scaled_mm (worst {min(r['ratio'] for r in plain):.3f}x)")
+    block = [r for r in fp8 if r["variant"] == "block" and r["model_shape"] == "8192^3"
+             and "ours_tflops" in r]
+    for r in block:
+        lines.append(f"block-scaled 8192^3: {r['ours_tflops']:.0f} TFLOP/s (goal 1,200)")
+    return "\n".join(lines)
+
+
+def fp8_panel(ax, rows):
+    """Bars of the FP8 rows: ours and the PyTorch reference, TFLOP/s."""
+    fp8 = [r for r in rows if r["kind"] == "fp8" and "error" not in r]
+    x = range(len(fp8))
+    ax.bar([i - 0.2 for i in x], [r["ours_tflops"] for r in fp8], 0.4, label="pyptx")
+    ax.bar([i + 0.2 for i in x], [r.get("ref_tflops") or 0 for r in fp8], 0.4,
+           label="PyTorch (torch._scaled_mm etc., same scales)")
+    ax.axhline(1979, color="gray", ls=":", label="H100 SXM dense FP8 peak")
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([f"{r['variant']}\n{r['model_shape']}" for r in fp8], fontsize=6,
+                       rotation=30, ha="right")
+    ax.set_ylabel("TFLOP/s")
+    ax.set_title("FP8 e4m3 GEMM")
+    ax.legend(fontsize=7)
+
+
 # -- the parent: children, table, files ----------------------------------------------------
 
 def child(args):
@@ -537,7 +613,10 @@ def write_files(rows, out, device):
         return
     dense = [r for r in rows if r["kind"] == "dense" and "error" not in r]
     other = [r for r in rows if r["kind"].startswith("grouped") and "error" not in r]
-    fig, axes = plt.subplots(1, 2, figsize=(15, 5.5))
+    panels = 3 if any(r["kind"] == "fp8" for r in rows) else 2
+    fig, axes = plt.subplots(1, panels, figsize=(7.5 * panels, 5.5))
+    if panels == 3:
+        fp8_panel(axes[2], rows)
     ax = axes[0]
 
     def series(rs, square):
@@ -602,6 +681,10 @@ def main():
                    "the fused-epilogue rows)")
     p.add_argument("--variance", action="store_true",
                    help="also 2048^3 across fresh allocations (prints per-trial TFLOP/s)")
+    p.add_argument("--fp8", action="store_true",
+                   help="also the FP8 rows (gemm_fp8.py's schemes); --sweep includes them")
+    p.add_argument("--fp8-shapes", help="comma-separated gemm_fp8.py shape names (default: "
+                   "each scheme's), e.g. '8192^3,MoE G8'")
     p.add_argument("--child", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
@@ -627,6 +710,8 @@ def main():
         got, hung = spawn(name, args)
         rows += got
         hangs += hung
+    if args.fp8 or args.sweep:
+        rows += fp8_rows(args)
     variance = [r for r in rows if r["kind"] == "variance"]
     rows = [r for r in rows if r["kind"] != "variance"]
     print(table(rows))
@@ -638,6 +723,7 @@ def main():
     if "sweep" in names:
         print(sweep_summary(rows))
         write_sweep_png(rows, args.out, device)
+    print(fp8_summary(rows))
 
 
 if __name__ == "__main__":

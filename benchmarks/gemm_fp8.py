@@ -9,6 +9,13 @@ of gate/up 8192 x 28672 x 8192, down 8192 x 8192 x 28672); DeepGEMM's
 block scales (1 x 128 for A, 128 x 128 for B) at 8192^3 and 4096^3, beside
 ``torch.nn.functional.scaled_mm`` / ``torch._scaled_mm`` block-wise where
 the installed PyTorch offers it (the row says what happened otherwise).
+The grouped (MoE) kernel with the same block scales ("grouped"): 8 experts
+x 4096 tokens, N 4096, K 7168 (DeepSeek-V3's hidden size; its experts'
+gate+up projection) and 64 experts x 512 tokens, N 1536, K 2048, beside
+PyTorch's block-wise grouped scaled matmul where it runs, else a loop of
+its block-wise scaled matmul over the experts with the same scales (the
+row's ref says which), and ``torch._scaled_grouped_mm`` with row-wise
+scales (PyTorch's grouped FP8 GEMM; a coarser scheme: its own inputs).
 
 Per shape: random normal inputs (never zeros) quantised to e4m3 with their
 scales, several input sets rotated past L2, a warm-up, then --reps calls
@@ -24,7 +31,7 @@ Per-tensor and row-wise rows also time cuBLAS with ``use_fast_accum=True``
 Each scheme runs in its own process with a time limit. Prints a table and
 writes gemm_fp8.csv, .json and .png under --out.
 
-usage: gemm_fp8.py [--out DIR] [--schemes "tensor;row;block:cluster=2"] [--shapes NAMES]
+usage: gemm_fp8.py [--out DIR] [--schemes "tensor;row;block:cluster=2;grouped"] [--shapes NAMES]
                    [--reps N] [--timeout S]
 """
 from __future__ import annotations
@@ -48,7 +55,12 @@ SHAPES = {   # name -> (M, N, K)
     "L3-70B gate": (8192, 28672, 8192),
     "L3-70B down": (8192, 8192, 28672),
 }
-SCHEME_SHAPES = {"tensor": list(SHAPES), "row": list(SHAPES), "block": ["8192^3", "4096^3"]}
+GROUPED_SHAPES = {   # name -> (G experts, tokens per expert, N, K)
+    "MoE G8": (8, 4096, 4096, 7168),
+    "MoE G64": (64, 512, 1536, 2048),
+}
+SCHEME_SHAPES = {"tensor": list(SHAPES), "row": list(SHAPES), "block": ["8192^3", "4096^3"],
+                 "grouped": list(GROUPED_SHAPES)}
 SAMPLE_ROWS = 128
 
 
@@ -77,22 +89,33 @@ def dequantised(x8, s, scheme, block_rows, torch):
     return x * full[:x.shape[0], :x.shape[1]]
 
 
-def block_reference(torch):
+def torch_block_layouts(sa, sb):
+    """Block scales in the layouts PyTorch's block-wise scaled matmul takes:
+    A's outer-dim-major (a column-major copy of (M, K/128)), B's as
+    (K/128, N/128) (a view)."""
+    return sa.t().contiguous().t(), sb.t()
+
+
+def block_mm(torch):
     """A function (a8, w8, sa, sb) -> C through PyTorch's block-wise scaled
-    matmul, and its name; (None, why) where there is none."""
+    matmul with the scales in torch_block_layouts, and its name."""
     import torch.nn.functional as F
     if hasattr(F, "scaled_mm") and hasattr(F, "ScalingType"):
         def call(a8, w8, sa, sb):
-            # cuBLAS wants A's scales outer-dim-major and B's as (K/128, N/128)
-            return F.scaled_mm(a8, w8.t(), sa.t().contiguous().t(), F.ScalingType.BlockWise1x128,
-                               sb.t(), F.ScalingType.BlockWise128x128,
-                               output_dtype=torch.bfloat16)
+            return F.scaled_mm(a8, w8.t(), sa, F.ScalingType.BlockWise1x128, sb,
+                               F.ScalingType.BlockWise128x128, output_dtype=torch.bfloat16)
         return call, "F.scaled_mm block-wise"
 
     def call(a8, w8, sa, sb):
-        return torch._scaled_mm(a8, w8.t(), scale_a=sa.t().contiguous().t(), scale_b=sb.t(),
-                                out_dtype=torch.bfloat16)
+        return torch._scaled_mm(a8, w8.t(), scale_a=sa, scale_b=sb, out_dtype=torch.bfloat16)
     return call, "torch._scaled_mm block-wise"
+
+
+def block_reference(torch):
+    """A function (a8, w8, sa, sb) -> C through PyTorch's block-wise scaled
+    matmul (our scale layouts, converted in the call), and its name."""
+    mm, name = block_mm(torch)
+    return (lambda a8, w8, sa, sb: mm(a8, w8, *torch_block_layouts(sa, sb))), name
 
 
 def parse_spec(spec):
@@ -186,6 +209,166 @@ def run_scheme(spec, names, reps):
     return rows
 
 
+def grouped_inputs(T, G, N, K, torch, gemm_fp8):
+    """One input set of the grouped GEMM: a (T, K) and w (G*N, K) quantised
+    with block scales (ours and the same-scale reference) and row-wise
+    (torch._scaled_grouped_mm), and the float originals."""
+    a = torch.randn(T, K, device="cuda")
+    w = torch.randn(G * N, K, device="cuda")
+    a8, sa = gemm_fp8.quantize(a, "block")
+    w8, sb = gemm_fp8.quantize(w, "block", block_rows=128)
+    a8r, sar = gemm_fp8.quantize(a, "row")
+    w8r, sbr = gemm_fp8.quantize(w, "row")
+    return dict(a8=a8, w8=w8, sa=sa, sb=sb, a8r=a8r, w8r=w8r, sar=sar, sbr=sbr, a=a, w=w)
+
+
+def grouped_references(s, G, N, offs, offs_list, torch, row):
+    """{name: function of an input set -> C (T, N) or the experts' outputs}:
+    PyTorch's block-wise grouped scaled matmul if it runs here (same
+    scales), else a loop of its block-wise scaled matmul over the experts
+    (same scales); and torch._scaled_grouped_mm row-wise. Prepares the
+    scale layouts of set `s` outside the timed calls (in s). What failed is
+    noted in row."""
+    import torch.nn.functional as F
+    K = s["a8"].shape[1]
+    nb, kb = N // 128, s["sb"].shape[1]
+    bounds = list(zip([0] + offs_list[:-1], offs_list))
+    refs = {}
+
+    def prepare(s):
+        s["sa_l"] = [s["sa"][lo:hi].t().contiguous().t() for lo, hi in bounds]
+        s["sb_l"] = [s["sb"][g * nb:(g + 1) * nb].t() for g in range(G)]
+        s["sa_cm"] = s["sa"].t().contiguous().t()
+        s["sb_3d"] = s["sb"].view(G, nb, kb).transpose(-2, -1)
+    prepare(s)
+    if hasattr(F, "scaled_grouped_mm") and hasattr(F, "ScalingType"):
+        def grouped_block(s):
+            return F.scaled_grouped_mm(
+                s["a8"], s["w8"].view(G, N, K).transpose(-2, -1), s["sa_cm"],
+                F.ScalingType.BlockWise1x128, s["sb_3d"], F.ScalingType.BlockWise128x128,
+                offs=offs, output_dtype=torch.bfloat16)
+        try:
+            grouped_block(s)
+            refs["F.scaled_grouped_mm block-wise"] = grouped_block
+        except Exception as e:  # noqa: BLE001 -- not offered on this GPU / PyTorch
+            row["grouped_block_error"] = f"{type(e).__name__}: {str(e)[:160]}"
+    mm, mm_name = block_mm(torch)
+
+    def loop(s):
+        return [mm(s["a8"][lo:hi], s["w8"][g * N:(g + 1) * N], s["sa_l"][g], s["sb_l"][g])
+                for g, (lo, hi) in enumerate(bounds)]
+    try:
+        loop(s)
+        refs[f"loop of {G} {mm_name}"] = loop
+    except Exception as e:  # noqa: BLE001
+        row["loop_error"] = f"{type(e).__name__}: {str(e)[:160]}"
+    gmm = getattr(torch, "_scaled_grouped_mm", None)
+    if gmm is not None:
+        def grouped_row(s):
+            return gmm(s["a8r"], s["w8r"].view(G, N, K).transpose(-2, -1), s["sar"],
+                       s["sbr"].view(G, N), offs=offs, out_dtype=torch.bfloat16)
+        try:
+            grouped_row(s)
+            refs["torch._scaled_grouped_mm row-wise"] = grouped_row
+        except Exception as e:  # noqa: BLE001
+            row["grouped_row_error"] = f"{type(e).__name__}: {str(e)[:160]}"
+    return refs, prepare
+
+
+def run_grouped(names, reps):
+    """The grouped block-scaled kernel at MoE shapes (equal tokens per
+    expert) beside PyTorch (grouped_references); accuracy on sampled rows
+    against float64 of each side's dequantised inputs and DeepGEMM's diff
+    against the unquantised ones."""
+    import torch
+    from examples.hopper import gemm_fp8
+    rows = []
+    for name in names:
+        G, per, N, K = GROUPED_SHAPES[name]
+        T = G * per
+        row = dict(scheme="grouped", shape=name, M=T, N=N, K=K, G=G, flops=2 * T * N * K)
+        try:
+            t0 = time.time()
+            k = gemm_fp8.build_grouped_gemm_fp8(T, N, K, G)
+            k.module()
+            row["build_s"] = round(time.time() - t0, 2)
+            row["bn"], row["cluster"] = k.config.bn, k.config.cluster
+            offs_list = [per * (g + 1) for g in range(G)]
+            offs = torch.tensor(offs_list, dtype=torch.int32, device="cuda")
+            sets = [grouped_inputs(T, G, N, K, torch, gemm_fp8)
+                    for _ in range(input_sets((T + G * N) * K, max_sets=4))]
+            refs, prepare = grouped_references(sets[0], G, N, offs, offs_list, torch, row)
+            for s in sets[1:]:
+                prepare(s)
+            s0 = sets[0]
+            same = [n for n in refs if "row-wise" not in n][:1]
+            outs = {"ours": k(s0["a8"], s0["w8"], s0["sa"], s0["sb"], offs)}
+            for ref_name, f in refs.items():
+                c = f(s0)
+                key = ("grouped_row" if "row-wise" in ref_name
+                       else "ref" if ref_name in same else "loop")
+                outs[key] = torch.cat(c) if isinstance(c, list) else c
+            torch.cuda.synchronize()
+            _grouped_accuracy(row, outs, s0, G, N, offs, torch)
+            for s in sets:
+                for key in ("a", "w"):
+                    s.pop(key)
+            torch.cuda.empty_cache()
+            ours = [lambda s=s: k(s["a8"], s["w8"], s["sa"], s["sb"], offs) for s in sets]
+            if same:
+                theirs = [lambda s=s: refs[same[0]](s) for s in sets]
+                t = [time_calls(ours, reps), time_calls(theirs, reps),
+                     time_calls(ours, reps), time_calls(theirs, reps)]
+                row["ours_ms"], row["ref_ms"] = [t[0], t[2]], [t[1], t[3]]
+                row["ref"] = same[0] + " (same scales)"
+                row["ref_tflops"] = row["flops"] / statistics.mean(row["ref_ms"]) / 1e9
+            else:
+                row["ours_ms"] = [time_calls(ours, reps), time_calls(ours, reps)]
+                row["ref"] = "no block-wise PyTorch reference ran"
+            row["ours_tflops"] = row["flops"] / statistics.mean(row["ours_ms"]) / 1e9
+            if "ref_tflops" in row:
+                row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
+            grouped_row = refs.get("torch._scaled_grouped_mm row-wise")
+            if grouped_row is not None:
+                row["grouped_row_tflops"] = row["flops"] / time_calls(
+                    [lambda s=s: grouped_row(s) for s in sets], reps) / 1e9
+            del sets, s0, outs
+        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
+            row["error"] = f"{type(e).__name__}: {e}"[:500]
+        torch.cuda.empty_cache()
+        rows.append(row)
+        print("RESULT " + json.dumps(row), flush=True)
+    return rows
+
+
+def _grouped_accuracy(row, outs, s, G, N, offs, torch):
+    """Relative errors on SAMPLE_ROWS rows: each output of `outs` (ours, ref,
+    loop: block scales; grouped_row: row-wise) against float64 of its own
+    dequantised inputs, and DeepGEMM's diff against float64 of the
+    unquantised inputs."""
+    T = s["a8"].shape[0]
+    pick = torch.randperm(T, device="cuda")[:SAMPLE_ROWS]
+    expert = torch.searchsorted(offs.long(), pick, right=True)
+    exact = {"block": torch.empty(len(pick), N, dtype=torch.float64, device="cuda")}
+    exact["row"], original = torch.empty_like(exact["block"]), torch.empty_like(exact["block"])
+    nb = N // 128
+    for g in expert.unique().tolist():
+        sel = (expert == g).nonzero().flatten()
+        rows_a, rows_w = pick[sel], slice(g * N, (g + 1) * N)
+        wb = dequantised(s["w8"][rows_w], s["sb"][g * nb:(g + 1) * nb], "block", 128, torch)
+        exact["block"][sel] = dequantised(s["a8"][rows_a], s["sa"][rows_a], "block", 1,
+                                          torch) @ wb.T
+        wr = dequantised(s["w8r"][rows_w], s["sbr"][rows_w], "row", 1, torch)
+        exact["row"][sel] = dequantised(s["a8r"][rows_a], s["sar"][rows_a], "row", 1,
+                                        torch) @ wr.T
+        original[sel] = s["a"][rows_a].double() @ s["w"][rows_w].double().T
+    for key, out in outs.items():
+        o = out[pick].double()
+        ref = exact["row" if key == "grouped_row" else "block"]
+        row[f"{key}_rel_err"] = ((o - ref).norm() / ref.norm()).item()
+        row[f"{key}_deepgemm_diff"] = deepgemm_diff(o, original)
+
+
 def table(rows):
     lines = [f"{'scheme':17} {'shape':12} {'M x N x K':20} {'ours TF/s':>9} {'ref TF/s':>9} "
              f"{'ratio':>6} {'err ours':>9} {'err ref':>9} {'DG diff':>8} {'fast TF/s':>9} "
@@ -201,7 +384,10 @@ def table(rows):
                      f"{fmt(r.get('ref_rel_err'), '.2e'):>9} "
                      f"{fmt(r.get('ours_deepgemm_diff'), '.1e'):>8} "
                      f"{fmt(r.get('ref_fast_tflops')):>9} "
-                     f"{fmt(r.get('ref_fast_rel_err'), '.2e'):>9}  {r.get('ref')}")
+                     f"{fmt(r.get('ref_fast_rel_err'), '.2e'):>9}  {r.get('ref')}"
+                     + (f"; torch._scaled_grouped_mm row-wise {r['grouped_row_tflops']:.0f} "
+                        f"TF/s, err {r['grouped_row_rel_err']:.2e}"
+                        if "grouped_row_tflops" in r else ""))
     return "\n".join(lines)
 
 
@@ -209,7 +395,8 @@ def write_files(rows, out, device):
     keys = ["scheme", "shape", "M", "N", "K", "ours_tflops", "ref_tflops", "ratio", "ref",
             "ours_rel_err", "ref_rel_err", "ours_deepgemm_diff", "ref_deepgemm_diff",
             "ref_fast_tflops", "ref_fast_rel_err",
-            "ours_ms", "ref_ms", "bn", "cluster", "error"]
+            "grouped_row_tflops", "grouped_row_rel_err", "G",
+            "ours_ms", "ref_ms", "bn", "cluster", "grouped_block_error", "error"]
     plt = write_results(out, "gemm_fp8", device, rows, keys)
     if plt is None:
         return
@@ -224,11 +411,12 @@ def write_files(rows, out, device):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="benchmark_out")
-    p.add_argument("--schemes", default="tensor;row;block",
+    p.add_argument("--schemes", default="tensor;row;block;grouped",
                    help="';'-separated, each a scaling and optional build_gemm_fp8 keywords: "
-                        "tensor;block;block:cluster=2")
+                        "tensor;block;block:cluster=2;grouped")
     p.add_argument("--shapes", default=None,
-                   help=f"comma-separated, of {', '.join(SHAPES)} (default: each scheme's)")
+                   help=f"comma-separated, of {', '.join(SHAPES)} (grouped: "
+                        f"{', '.join(GROUPED_SHAPES)}; default: each scheme's)")
     p.add_argument("--reps", type=int, default=30)
     p.add_argument("--timeout", type=int, default=200, help="seconds per child process")
     p.add_argument("--child", help=argparse.SUPPRESS)
@@ -236,9 +424,14 @@ def main():
     if args.child:
         import torch
         torch.manual_seed(0)
-        names = (args.shapes.split(",") if args.shapes
-                 else SCHEME_SHAPES[parse_spec(args.child)[0]])
-        run_scheme(args.child, names, args.reps)
+        scheme = parse_spec(args.child)[0]
+        known = GROUPED_SHAPES if scheme == "grouped" else SHAPES
+        names = ([n for n in args.shapes.split(",") if n in known] if args.shapes
+                 else SCHEME_SHAPES[scheme])
+        if args.child == "grouped":
+            run_grouped(names, args.reps)
+        else:
+            run_scheme(args.child, names, args.reps)
         return
     import torch
     prop = torch.cuda.get_device_properties(0)
