@@ -18,8 +18,10 @@ scheme:
 
 out_dtype: torch.bfloat16 (default) or torch.float32. K must be a multiple
 of 16 (fp8 rows 16-byte aligned for TMA); K < 128 is padded to 128 and N
-to a multiple of 8 (a copy of b, the fallback). Forward only: FP8 training
-backward (quantising the gradients, transposed scales) is not provided.
+to a multiple of 8 (a copy of b, the fallback). Inputs that are already
+e4m3 have no gradient: for training, ``matmul_fp8_dynamic``
+(ops.matmul_fp8_train) quantises bf16/f32 operands each call and runs the
+backward through these kernels.
 Bad input raises MatmulError at the caller's line before any launch.
 """
 from __future__ import annotations
