@@ -222,12 +222,18 @@ class WgmmaConsumer:
         # this warpgroup's 64 rows of each A stage start 64 * 128 bytes in
         return reg.from_(tiles.sA, u32) + consumer * (WG_M * BK * 2)
 
-    def _k_tile(self, first):
+    def _stage_operands(self):
+        """Waits for the next full stage; its A and B descriptors, fenced."""
         cfg = self.cfg
         stage = self.ring.wait()
         a = wgmma_descriptor(self.a_base + stage * cfg.a_bytes, self.a_layout)
         b = wgmma_descriptor(self.b_base + stage * cfg.b_bytes, self.b_layout)
         ptx.wgmma.fence()
+        return stage, a, b
+
+    def _k_tile(self, first):
+        cfg = self.cfg
+        stage, a, b = self._stage_operands()
         for j in range(cfg.bk // cfg.mma_k):
             ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
                                 dtype_a=cfg.ab_dtype, dtype_b=cfg.ab_dtype, d=self.mma_acc,
@@ -284,10 +290,7 @@ class PingPongConsumer(WgmmaConsumer):
 
     def _k_tile(self, first):
         cfg = self.cfg
-        stage = self.ring.wait()
-        a = wgmma_descriptor(self.a_base + stage * cfg.a_bytes, self.a_layout)
-        b = wgmma_descriptor(self.b_base + stage * cfg.b_bytes, self.b_layout)
-        ptx.wgmma.fence()
+        stage, a, b = self._stage_operands()
         for j in range(cfg.bk // cfg.mma_k):
             for half, acc in enumerate(self.halves):
                 ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
