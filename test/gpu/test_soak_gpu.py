@@ -66,5 +66,8 @@ def test_a_million_eager_launches_leave_memory_flat():
     rss1, free1 = _rss_mib(), torch.cuda.mem_get_info()[0]
     assert rss1 - rss0 < 16, f"host RSS grew from {rss0:.1f} to {rss1:.1f} MiB"
     assert torch.cuda.memory_allocated() <= alloc0
+    # the device's free memory is global: run this file alone on the GPU
+    # (other processes, pytest -n workers among them, move it)
     assert (free0 - free1) / 2**20 < 16, \
-        f"free device memory fell by {(free0 - free1) / 2**20:.1f} MiB"
+        f"free device memory fell by {(free0 - free1) / 2**20:.1f} MiB (another process " \
+        f"using the GPU at the same time moves this too)"
