@@ -49,6 +49,7 @@ sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.absp
 
 from harness import bar_chart, fmt, report_child, run_child, write_results  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
+from harness import time_pair  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
 VARIANTS = {"tile": {}, "persistent": {"persistent": True}, "nopingpong": {"pingpong": False},
@@ -64,29 +65,6 @@ def time_calls(calls, reps):
     """Median milliseconds of one call (harness.time_calls, a shorter warm-up:
     these calls are long)."""
     return harness_time_calls(calls, reps, warmup_calls=4, warmup_s=0.05)
-
-
-def time_pair(calls_a, calls_b, pairs):
-    """(median ms of a, median ms of b, median of the per-pair ratios b/a):
-    a and b alternate call by call, each timed with CUDA events, enqueued
-    behind a sleep kernel; the card's clock, which drifts over a run by more
-    than the differences measured here, is nearly the same within a pair."""
-    torch = _torch()
-    time_calls(calls_a, 3)                    # warm-up of both
-    time_calls(calls_b, 3)
-    events = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(pairs)]
-    torch.cuda._sleep(20_000_000)
-    for i, (e0, e1, e2) in enumerate(events):
-        e0.record()
-        calls_a[i % len(calls_a)]()
-        e1.record()
-        calls_b[i % len(calls_b)]()
-        e2.record()
-    torch.cuda.synchronize()
-    a = [e0.elapsed_time(e1) for e0, e1, _ in events]
-    b = [e1.elapsed_time(e2) for _, e1, e2 in events]
-    return (statistics.median(a), statistics.median(b),
-            statistics.median(y / x for x, y in zip(a, b)))
 
 
 def sdpa_call(backend, q, k, v, causal):

@@ -35,6 +35,29 @@ def time_calls(calls, reps, warmup_calls=10, warmup_s=0.02):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def time_pair(calls_a, calls_b, pairs, warmup_calls=4, warmup_s=0.05):
+    """(median ms of a, median ms of b, median of the per-pair ratios b/a):
+    a and b alternate call by call, each timed with CUDA events, enqueued
+    behind a sleep kernel; the card's clock, which drifts over a run by more
+    than a few percent, is nearly the same within a pair."""
+    import torch
+    time_calls(calls_a, 3, warmup_calls, warmup_s)          # warm-up of both
+    time_calls(calls_b, 3, warmup_calls, warmup_s)
+    events = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(pairs)]
+    torch.cuda._sleep(20_000_000)
+    for i, (e0, e1, e2) in enumerate(events):
+        e0.record()
+        calls_a[i % len(calls_a)]()
+        e1.record()
+        calls_b[i % len(calls_b)]()
+        e2.record()
+    torch.cuda.synchronize()
+    a = [e0.elapsed_time(e1) for e0, e1, _ in events]
+    b = [e1.elapsed_time(e2) for _, e1, e2 in events]
+    return (statistics.median(a), statistics.median(b),
+            statistics.median(y / x for x, y in zip(a, b)))
+
+
 def input_sets(nbytes_per_set, max_sets=8):
     """How many input sets to rotate so that together they pass 2x L2."""
     import torch
