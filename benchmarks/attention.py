@@ -47,7 +47,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import bar_chart, fmt, report_child, run_child, write_results  # noqa: E402
+from harness import (  # noqa: E402
+    add_attention_shape_args, bar_chart, fmt, report_child, run_child, write_results)
 from harness import time_calls as harness_time_calls  # noqa: E402
 from harness import time_pair  # noqa: E402
 
@@ -331,13 +332,7 @@ def feature_table(rows):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="benchmark_out")
-    p.add_argument("--tokens", type=int, default=65536, help="B*S (B = tokens // S)")
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--seqs", default="4096,8192,16384")
-    p.add_argument("--dims", default="64,128")
-    p.add_argument("--causal", default="both", choices=("both", "yes", "no"))
-    p.add_argument("--reps", type=int, default=30)
+    add_attention_shape_args(p, reps=30)
     p.add_argument("--timeout", type=int, default=480, help="seconds per child process")
     p.add_argument("--variants", default="tile",
                    help=f"comma-separated, the first is 'ours': {', '.join(VARIANTS)}")

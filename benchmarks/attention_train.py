@@ -31,7 +31,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import bar_chart, fmt, time_calls, write_results  # noqa: E402
+from harness import (  # noqa: E402
+    add_attention_shape_args, bar_chart, fmt, time_calls, write_results)
 
 SIDES = ("ours", "flash", "cudnn")
 
@@ -150,13 +151,7 @@ def write_files(rows, out, device):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="benchmark_out")
-    p.add_argument("--tokens", type=int, default=65536, help="B*S (B = tokens // S)")
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--seqs", default="4096,8192,16384")
-    p.add_argument("--dims", default="64,128")
-    p.add_argument("--causal", default="both", choices=("both", "yes", "no"))
-    p.add_argument("--reps", type=int, default=20)
+    add_attention_shape_args(p, reps=20)
     p.add_argument("--no-gqa", dest="gqa", action="store_false",
                    help="leave out the grouped-query row")
     args = p.parse_args(argv)

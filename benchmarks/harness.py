@@ -58,6 +58,18 @@ def time_pair(calls_a, calls_b, pairs, warmup_calls=4, warmup_s=0.05):
             statistics.median(y / x for x, y in zip(a, b)))
 
 
+def add_attention_shape_args(parser, reps):
+    """The attention benchmarks' shared options: output folder, tokens,
+    heads, sequence lengths, head dims, causal masks, timed calls."""
+    parser.add_argument("--out", default="benchmark_out")
+    parser.add_argument("--tokens", type=int, default=65536, help="B*S (B = tokens // S)")
+    parser.add_argument("--heads", type=int, default=16)
+    parser.add_argument("--seqs", default="4096,8192,16384")
+    parser.add_argument("--dims", default="64,128")
+    parser.add_argument("--causal", default="both", choices=("both", "yes", "no"))
+    parser.add_argument("--reps", type=int, default=reps)
+
+
 def input_sets(nbytes_per_set, max_sets=8):
     """How many input sets to rotate so that together they pass 2x L2."""
     import torch
