@@ -28,6 +28,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 from examples.hopper import flash_attention_bwd_seq as fs  # noqa: E402
+from test_attention_features import visible as seen_mask  # noqa: E402  (the forward tests' mask)
 
 SM90 = torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)
 pytestmark = pytest.mark.skipif(not SM90, reason="wgmma and TMA need sm_90a")
@@ -38,18 +39,6 @@ TOL = 2e-2
 def randn(*shape, seed, scale=1.0):
     g = torch.Generator(device="cuda").manual_seed(seed)
     return (torch.randn(*shape, device="cuda", generator=g) * scale).to(torch.bfloat16)
-
-
-def seen_mask(sq, sk, causal, window):
-    left, right = window[0], 0 if causal else window[1]
-    i = torch.arange(sq, device="cuda")[:, None] + (sk - sq)
-    j = torch.arange(sk, device="cuda")[None, :]
-    seen = torch.ones(sq, sk, dtype=torch.bool, device="cuda")
-    if right >= 0:
-        seen &= j <= i + right
-    if left >= 0:
-        seen &= j >= i - left
-    return seen
 
 
 def forward64(q, k, v, causal, window, scale=None):
