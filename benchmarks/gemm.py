@@ -79,11 +79,14 @@ SWEEP = ([(m, l, M, N, K) for m, l, N, K in LLAMA_LAYERS[:4]
          + [(m, l, M, N, K) for m, l, N, K in LLAMA_LAYERS[4:] for M in (16, 4096)])
 ODD_SHAPES = [("odd", "M=1000", 1000, 4096, 4096), ("odd", "N=1000", 4096, 1000, 4096),
               ("odd", "K=1008", 4096, 4096, 1008), ("odd", "all", 1000, 1000, 1008)]
-# fused epilogues: (model, layer, M, N, K, bias, activation, residual)
-EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu", False),
-                 ("Llama-3-8B", "gate_up+silu", 4096, 28672, 4096, False, "silu", False),
-                 ("Llama-3-8B", "down+residual", 4096, 4096, 14336, False, None, True),
-                 ("Llama-3-8B", "o+bias+residual", 1024, 4096, 4096, True, None, True)]
+# fused epilogues: (model, layer, M, N, K, bias, activation, residual, e4m3 out);
+# the e4m3 output (with its amax) is what an FP8 recipe feeds the next GEMM
+EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu", False, False),
+                 ("Llama-3-8B", "gate_up+silu", 4096, 28672, 4096, False, "silu", False, False),
+                 ("Llama-3-8B", "down+residual", 4096, 4096, 14336, False, None, True, False),
+                 ("Llama-3-8B", "o+bias+residual", 1024, 4096, 4096, True, None, True, False),
+                 ("Llama-3-8B", "up+gelu+e4m3 out", 4096, 14336, 4096, False, "gelu", False,
+                  True)]
 # an epilogue row also times our kernel under each schedule, built directly
 # (name -> build_gemm keywords; "plan" takes the plan's bn)
 EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
@@ -173,8 +176,10 @@ def run_sweep(reps, rows=None):
     would reach. An epilogue row's ratio, ceiling and schedule ratios are
     medians of per-pair ratios (harness.time_pair: each side called in
     turn), its TFLOP/s and ratio_blocks those of the blocks of calls the
-    other rows use. rows: substrings; only the rows whose "model layer
-    MxNxK" holds one of them (None: all)."""
+    other rows use. The e4m3-out row's PyTorch side is the amax
+    (vector_norm, inf) and the scaled, clamped cast of the bf16 result; it
+    has no schedule timings. rows: substrings; only the rows whose "model
+    layer MxNxK" holds one of them (None: all)."""
     torch = _torch()
     import importlib
 
@@ -184,12 +189,12 @@ def run_sweep(reps, rows=None):
     from pyptx.pipeline import hopper_gemm
     mm = importlib.import_module("pyptx.ops.matmul")
     copy_tbps = copy_bandwidth()
-    cases = [c + (False, None, False) for c in SWEEP + ODD_SHAPES] + EPILOGUE_ROWS
+    cases = [c + (False, None, False, False) for c in SWEEP + ODD_SHAPES] + EPILOGUE_ROWS
     if rows:
         cases = [c for c in cases if any(r in f"{c[0]} {c[1]} {c[2]}x{c[3]}x{c[4]}"
                                          for r in rows)]
-    for model, layer, M, N, K, bias, act, res in cases:
-        epi = bias or act or res
+    for model, layer, M, N, K, bias, act, res, fp8 in cases:
+        epi = bias or act or res or fp8
         row = dict(kind="epilogue" if epi else ("odd" if model == "odd" else "sweep"),
                    variant=f"{model} {layer}", shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
                    flops=2 * M * N * K, copy_tbps=copy_tbps)
@@ -203,8 +208,15 @@ def run_sweep(reps, rows=None):
             r = [torch.randn(M, N, device="cuda").to(torch.bfloat16) if res else None
                  for _ in range(n)]
 
+            ref = a[0].float() @ w[0].float().T + (vb.float() if bias else 0)
+            ref = mm.act_value(torch, ref, act) + (r[0].float() if res else 0)
+            # e4m3 out: a scale from this output's amax, as delayed scaling has
+            scale = (ref.abs().max() / 448).reshape(1) if fp8 else None
+
             def ours(i):
-                return ops.matmul(a[i], w[i].T, bias=vb, activation=act, residual=r[i])
+                return ops.matmul(a[i], w[i].T, bias=vb, activation=act, residual=r[i],
+                                  out_dtype=torch.float8_e4m3fn if fp8 else None,
+                                  out_scale=scale)
 
             def theirs(i):
                 z = F.linear(a[i], w[i], vb)
@@ -212,12 +224,14 @@ def run_sweep(reps, rows=None):
                     z = F.gelu(z, approximate="tanh")
                 elif act == "silu":
                     z = F.silu(z)
-                return z + r[i] if res else z
+                z = z + r[i] if res else z
+                if fp8:
+                    return (torch.linalg.vector_norm(z, float("inf")),
+                            (z / scale).clamp(-448, 448).to(torch.float8_e4m3fn))
+                return z
             c = ours(0)
             torch.cuda.synchronize()
-            ref = a[0].float() @ w[0].float().T + (vb.float() if bias else 0)
-            ref = mm.act_value(torch, ref, act) + (r[0].float() if res else 0)
-            row["rel_err"] = rel_err(c, ref)
+            row["rel_err"] = rel_err(c[0].float() * scale if fp8 else c, ref)
             del c, ref
             t = [time_calls([lambda i=i: ours(i) for i in range(n)], reps),
                  time_calls([lambda i=i: theirs(i) for i in range(n)], reps),
@@ -240,8 +254,9 @@ def run_sweep(reps, rows=None):
                     [lambda i=i: torch.matmul(a[i], w[i].T) for i in range(n)],
                     their_calls, 4 * reps)
                 row["cublas_gemm_ms"] = gemm_alone
-                _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n,
-                                reps, their_calls)
+                if not fp8:
+                    _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r,
+                                    n, reps, their_calls)
             moved = (M * K + N * K + M * N) * 2
             row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
             del a, w, r

@@ -2,7 +2,8 @@
 padded shapes, a weight passed as w.T, f32 out, the fused epilogue);
 backward against float64 autograd at small sizes and against PyTorch's
 autograd at a large one; torch.compile(fullgraph=True) forward and
-backward; JAX under jax.jit and jax.grad; clear errors for bad input."""
+backward; JAX under jax.jit and jax.grad; the e4m3 output with its amax
+(PyTorch eager and compiled, JAX); clear errors for bad input."""
 import importlib
 
 import pytest
@@ -133,6 +134,88 @@ def test_bad_input_is_named_at_the_callers_line():
         ops.matmul(a, b, bias=torch.zeros(3, device="cuda", dtype=torch.bfloat16))
     with pytest.raises(mm.MatmulError, match="activation"):
         ops.matmul(a, b, activation="relu")
+
+
+E4M3 = torch.float8_e4m3fn
+
+
+def e4m3_reference(z, scale):
+    """float64 z -> (torch's e4m3 of z / scale, saturated, as float64; amax)."""
+    return (z / scale).clamp(-448, 448).to(E4M3).double(), z.abs().max().item()
+
+
+@pytest.mark.parametrize("shape_a,N,kw", [
+    ((512, 4096), 4096, dict(activation="gelu")),
+    ((1000, 1008), 1000, dict(bias=True, activation="silu", residual=True)),   # tails, padded N
+    ((2, 3, 200), 1000, dict(bias=True)),                                      # batch dims
+    ((16, 4096), 2048, dict(residual=True)),                                   # split-K
+])
+def test_e4m3_output_and_amax_vs_float64(shape_a, N, kw):
+    """The e4m3 output against torch's e4m3 of the float64 result: at least
+    97% of the bytes equal (f32 sums and tanh.approx move values near a
+    rounding boundary), the rest one e4m3 step away; values past 448 * scale saturate; amax within 1e-3 of
+    float64's; the output memory is poisoned (e4m3 NaN bytes) before."""
+    K = shape_a[-1]
+    a = torch.randn(*shape_a, device="cuda").to(torch.bfloat16)
+    w = (torch.randn(N, K, device="cuda") / K ** 0.5).to(torch.bfloat16)
+    bias = torch.randn(N, device="cuda").to(torch.bfloat16) if kw.get("bias") else None
+    res = (torch.randn(*shape_a[:-1], N, device="cuda").to(torch.bfloat16)
+           if kw.get("residual") else None)
+    ref = torch_reference(a.double(), w.double().T, None if bias is None else bias.double(),
+                          kw.get("activation"), None if res is None else res.double())
+    scale = torch.tensor([ref.abs().max().item() / 600], device="cuda")   # some saturate
+    poison = torch.full((2 * ref.numel() + (1 << 20),), 0x7F, dtype=torch.uint8, device="cuda")
+    del poison                                      # the allocator hands these bytes out next
+    c, amax = ops.matmul(a, w.T, bias=bias, activation=kw.get("activation"), residual=res,
+                         out_dtype=E4M3, out_scale=scale)
+    assert c.shape == ref.shape and c.dtype == E4M3 and amax.shape == (1,)
+    want, want_amax = e4m3_reference(ref, scale.double())
+    got = c.double()
+    assert not torch.isnan(got).any()
+    assert abs(amax.item() - want_amax) <= 1e-3 * want_amax
+    same = (got == want).double().mean().item()
+    assert same >= 0.97, same
+    step = torch.exp2(torch.floor(torch.log2(want.abs().clamp(min=2.0 ** -6))) - 3)
+    assert ((got - want).abs() <= step + 1e-12).all()
+    assert (got.abs() == 448).any() and got.abs().max().item() == 448
+
+
+def test_e4m3_output_propagates_nan_and_compiles():
+    a = torch.randn(256, 512, device="cuda").to(torch.bfloat16)
+    w = (torch.randn(512, 512, device="cuda") / 512 ** 0.5).to(torch.bfloat16)
+    scale = torch.ones(1, device="cuda")
+    c, amax = ops.matmul(a, w.T, out_dtype=E4M3, out_scale=scale)
+    compiled = torch.compile(lambda a, w: ops.matmul(a, w.T, activation="gelu", out_dtype=E4M3,
+                                                     out_scale=scale), fullgraph=True)
+    c2, amax2 = compiled(a, w)
+    c3, amax3 = ops.matmul(a, w.T, activation="gelu", out_dtype=E4M3, out_scale=scale)
+    assert torch.equal(c2.view(torch.uint8), c3.view(torch.uint8))
+    assert amax2.item() == amax3.item() > 0
+    a[7, 3] = float("nan")
+    _, amax = ops.matmul(a, w.T, out_dtype=E4M3, out_scale=scale)
+    assert torch.isnan(amax).all()
+    with pytest.raises(mm.MatmulError, match="no gradient"):
+        ops.matmul(a.requires_grad_(), w.T, out_dtype=E4M3, out_scale=scale)
+
+
+def test_jax_e4m3_output():
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+    import numpy as np
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    M, N, K = 300, 512, 256
+    rng = np.random.default_rng(1)
+    a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)
+    b = jnp.asarray(rng.standard_normal((K, N)) / K ** 0.5, jnp.bfloat16)
+    z = np.asarray(a, np.float64) @ np.asarray(b, np.float64)
+    scale = jnp.asarray([np.abs(z).max() / 448], jnp.float32)
+    c, amax = jax.jit(lambda a, b, s: ops.matmul(a, b, out_dtype=jnp.float8_e4m3fn,
+                                                 out_scale=s))(a, b, scale)
+    assert c.dtype == jnp.float8_e4m3fn and c.shape == (M, N)
+    assert abs(float(amax[0]) - np.abs(z).max()) <= 1e-3 * np.abs(z).max()
+    got = np.asarray(c, np.float64) * float(scale[0])
+    assert np.linalg.norm(got - z) / np.linalg.norm(z) < 0.05     # e4m3: 2^-4 per element
 
 
 def test_jax_jit_and_grad():

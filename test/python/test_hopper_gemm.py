@@ -226,6 +226,30 @@ def test_fused_epilogue_instructions():
     assert len(prefetch) == 1 and "R_tmap" in text
 
 
+def test_e4m3_output_scales_counts_and_stores_bytes():
+    """out_dtype e4m3: per 64 x 256 fragment 128 abs + max.NaN + mul (the
+    scale's reciprocal), 64 saturating e4m3x2 conversions and 2-byte
+    stores, and one warp-wide max and one global red per warp and tile; the
+    row tail guards the max (rows past M hold act(bias), not outputs)."""
+    from pyptx.types import e4m3
+    k = gemm.build_gemm(512, 512, 128, out_dtype=e4m3, bias=True, activation="gelu")
+    assert k.tensor_names == ["A", "B", "Bias", "OutScale", "Amax", "C"]
+    assert k.writes == ("Amax",) and k.config.epilogue == "direct"
+    text = k.ptx()
+    assert len(lines(text, "cvt.rn.satfinite.e4m3x2.f32")) == 64
+    assert len(lines(text, "st.global.b16")) == 64 and not lines(text, ".global.shared::cta")
+    assert len(lines(text, "abs.f32")) == len(lines(text, "max.NaN.f32")) == 128
+    assert len(lines(text, "rcp.rn.f32")) == 1
+    assert len(lines(text, "redux.sync.max.u32")) == 1
+    red = lines(text, "red.global.max.u32")
+    assert len(red) == 1 and red[0].lstrip().startswith("@%p")
+    tail = gemm.build_gemm(1000, 512, 128, out_dtype=e4m3).ptx()
+    assert all(x.lstrip().startswith("@%p") for x in lines(tail, "max.NaN.f32"))
+    assert not any(x.lstrip().startswith("@") for x in lines(text, "max.NaN.f32"))
+    with pytest.raises(ValueError, match="split_k"):
+        gemm.build_gemm(16, 4096, 4096, out_dtype=e4m3, split_k=4, bn=128)
+
+
 def test_plan_gemm_heuristic():
     assert gemm.plan_gemm(8192, 8192, 8192) == {"bn": 256, "split_k": 1}
     assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 32, "split_k": 1}      # 128 tiles

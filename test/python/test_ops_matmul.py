@@ -27,6 +27,14 @@ def bf(*shape):
     ((bf(4, 64), bf(64, 8)), dict(residual=bf(4, 9)), "residual"),
     ((bf(4, 64), bf(64, 8)), dict(activation="relu"), "activation"),
     ((bf(4, 64), bf(64, 8)), dict(out_dtype=torch.float16), "out_dtype"),
+    ((bf(4, 64), bf(64, 8)), dict(out_dtype=torch.float8_e4m3fn), "out_scale"),
+    ((bf(4, 64), bf(64, 8)), dict(out_scale=torch.ones(1)), "only taken with"),
+    ((bf(4, 64), bf(64, 8)), dict(out_dtype=torch.float8_e4m3fn, out_scale=torch.ones(2)),
+     "one float32"),
+    ((bf(4, 64), bf(64, 8)), dict(out_dtype=torch.float8_e4m3fn,
+                                  out_scale=torch.ones(1, dtype=torch.float64)), "one float32"),
+    ((bf(4, 64).requires_grad_(), bf(64, 8)), dict(out_dtype=torch.float8_e4m3fn,
+                                                   out_scale=torch.ones(1)), "no gradient"),
     ((bf(4, 64), bf(64, 8)), {}, "one CUDA device"),
 ])
 def test_bad_input_is_refused_at_the_callers_line(args, kw, match):
@@ -47,11 +55,14 @@ def test_padding_rule():
 
 
 def test_kernel_cache_and_plan():
-    k1, s1 = mm.gemm_kernel(16, 2048, 4096, "K", False, None, False, False)
-    k2, _ = mm.gemm_kernel(16, 2048, 4096, "K", False, None, False, False)
+    k1, s1 = mm.gemm_kernel(16, 2048, 4096, "K", False, None, False, "bf16")
+    k2, _ = mm.gemm_kernel(16, 2048, 4096, "K", False, None, False, "bf16")
     assert k1 is k2 and s1 == 8 and k1.config.k_tiles == 8
-    k3, s3 = mm.gemm_kernel(4096, 4096, 4096, "K", True, "gelu", True, False)
+    k3, s3 = mm.gemm_kernel(4096, 4096, 4096, "K", True, "gelu", True, "bf16")
     assert s3 == 1 and "tanh.approx.f32" in k3.ptx()
+    k4, s4 = mm.gemm_kernel(4096, 4096, 4096, "K", True, None, False, "e4m3")
+    assert s4 == 1 and k4.tensor_names == ["A", "B", "Bias", "OutScale", "Amax", "C"]
+    assert k4.writes == ("Amax",) and k4.out_specs[0].dtype.name == "e4m3"
 
 
 @pytest.mark.parametrize("activation", ["gelu", "silu"])
@@ -69,6 +80,16 @@ def test_fake_implementation_gives_the_shape():
         b = torch.empty(100, 30, dtype=torch.bfloat16)
         out = mm.torch_op()(a, b, None, None, "gelu", True)
     assert out.shape == (5, 30) and out.dtype == torch.float32
+
+
+def test_fake_implementation_of_the_e4m3_output():
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        a = torch.empty(5, 100, dtype=torch.bfloat16)
+        b = torch.empty(100, 30, dtype=torch.bfloat16)
+        c, amax = mm.torch_op_e4m3()(a, b, None, None, "silu", torch.ones(1))
+    assert c.shape == (5, 30) and c.dtype == torch.float8_e4m3fn
+    assert amax.shape == (1,) and amax.dtype == torch.float32
 
 
 def test_jax_input_is_checked():

@@ -6,7 +6,12 @@ JAX (a ``jax.custom_vjp``: jax.jit and jax.grad).
 a: (..., K) bf16; b: (K, N) bf16 (a linear layer's weight w (N, K) passes
 as ``w.T``: that view is read as it lies, K-major, without a copy); bias:
 (N,) bf16; residual: (..., N) bf16; activation: None, "gelu" (tanh form)
-or "silu"; out_dtype: bf16 (default) or f32.
+or "silu"; out_dtype: bf16 (default), f32, or e4m3 (torch.float8_e4m3fn /
+jnp.float8_e4m3fn) with out_scale, a one-element f32 tensor: the call then
+returns (c8, amax), c8 = e4m3(act(a @ b + bias) + residual) / out_scale)
+saturated at +-448 and amax its largest |value| before scaling (f32 (1,);
+NaN if one is), what delayed scaling keeps for the next call's scale. An
+e4m3 output has no gradient.
 
 Shapes the kernel does not take directly are padded (a copy, the fallback):
 K and N to multiples of 8 (TMA's 16-byte rows) and to at least 64, the
@@ -27,7 +32,7 @@ import sys
 
 from ..pipeline.hopper_gemm import build_gemm, plan_gemm
 from ..errors import PyptxError
-from ..types import bf16, f32
+from ..types import bf16, e4m3, f32
 
 ACTIVATIONS = (None, "gelu", "silu")
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,16 +62,21 @@ def _round_up(x, m):
     return -(-x // m) * m
 
 
+OUT_TYPES = {"bf16": bf16, "f32": f32, "e4m3": e4m3}
+E4M3_MAX = 448.0
+
+
 @functools.lru_cache(maxsize=None)
-def gemm_kernel(M, N, K, b_major, bias, activation, residual, out_f32):
-    """The kernel and its split-K count for one call shape (cached). With
-    split-K the epilogue is left to the caller."""
+def gemm_kernel(M, N, K, b_major, bias, activation, residual, out):
+    """The kernel and its split-K count for one call shape and output
+    ("bf16", "f32" or "e4m3"; cached). With split-K the epilogue is left to
+    the caller."""
     plan = plan_gemm(M, N, K, b_major)
     split = plan["split_k"]
     if split > 1:
         return build_gemm(M, N, K, b_major=b_major, out_dtype=f32, bn=plan["bn"],
                           split_k=split), split
-    return build_gemm(M, N, K, b_major=b_major, out_dtype=f32 if out_f32 else bf16,
+    return build_gemm(M, N, K, b_major=b_major, out_dtype=OUT_TYPES[out],
                       bn=plan["bn"], bias=bias, activation=activation,
                       residual=residual), 1
 
@@ -77,7 +87,7 @@ def padded_shape(M, N, K):
 
 
 def check_args(a_shape, b_shape, a_dtype, b_dtype, bias, residual, activation, out_dtype,
-               is_bf16, is_f32):
+               is_bf16, is_f32, is_e4m3=lambda d: False, out_scale=None):
     """Shapes and dtypes (framework-neutral): a clear MatmulError."""
     if len(a_shape) < 1 or len(b_shape) != 2:
         _fail(f"a must be (..., K) and b (K, N); got a {tuple(a_shape)}, b {tuple(b_shape)}")
@@ -98,17 +108,25 @@ def check_args(a_shape, b_shape, a_dtype, b_dtype, bias, residual, activation, o
                   f"{tuple(residual.shape)} {residual.dtype}")
     if activation not in ACTIVATIONS:
         _fail(f"activation must be None, 'gelu' or 'silu'; got {activation!r}")
-    if not (is_bf16(out_dtype) or is_f32(out_dtype)):
-        _fail(f"out_dtype must be bfloat16 or float32; got {out_dtype}")
+    if not (is_bf16(out_dtype) or is_f32(out_dtype) or is_e4m3(out_dtype)):
+        _fail(f"out_dtype must be bfloat16, float32 or float8_e4m3fn; got {out_dtype}")
+    if is_e4m3(out_dtype) != (out_scale is not None):
+        _fail("out_scale (one float32: C ~= c8 * out_scale) goes with out_dtype "
+              "float8_e4m3fn, and only with it" if out_scale is None else
+              f"out_scale is only taken with out_dtype float8_e4m3fn; got out_dtype {out_dtype}")
+    if out_scale is not None and (tuple(out_scale.shape) not in ((), (1,))
+                                  or not is_f32(out_scale.dtype)):
+        _fail(f"out_scale must be one float32 (shape () or (1,)); got "
+              f"{tuple(out_scale.shape)} {out_scale.dtype}")
 
 
-def matmul(a, b, bias=None, activation=None, residual=None, out_dtype=None):
+def matmul(a, b, bias=None, activation=None, residual=None, out_dtype=None, out_scale=None):
     """act(a @ b + bias) + residual, on PyTorch CUDA tensors or JAX arrays
-    (see the module doc)."""
+    (see the module doc); with out_dtype e4m3, (c8, amax)."""
     if type(a).__module__.startswith("torch"):
-        return _matmul_torch(a, b, bias, activation, residual, out_dtype)
+        return _matmul_torch(a, b, bias, activation, residual, out_dtype, out_scale)
     if type(a).__module__.startswith(("jax", "jaxlib")):
-        return _matmul_jax(a, b, bias, activation, residual, out_dtype)
+        return _matmul_jax(a, b, bias, activation, residual, out_dtype, out_scale)
     _fail(f"a must be a torch.Tensor or a jax.Array; got {type(a).__name__}")
 
 
@@ -135,8 +153,9 @@ def act_grad(np_, z, activation):
 
 # -- PyTorch -----------------------------------------------------------------------------
 
-def _run_torch(a, b, bias, activation, residual, out_f32):
-    """The kernels on (M, K) a and (K, N) b (any strides): C (M, N)."""
+def _run_torch(a, b, bias, activation, residual, out, out_scale=None):
+    """The kernels on (M, K) a and (K, N) b (any strides): C (M, N) of
+    `out` ("bf16", "f32"; "e4m3": (C, amax))."""
     import torch
     import torch.nn.functional as F
     M, K = a.shape
@@ -157,8 +176,8 @@ def _run_torch(a, b, bias, activation, residual, out_f32):
     if residual is not None:
         residual = residual.contiguous()
     k, split = gemm_kernel(M, Np, Kp, b_major, bias is not None, activation,
-                           residual is not None, out_f32)
-    out_type = torch.float32 if out_f32 else torch.bfloat16
+                           residual is not None, out)
+    amax = None
     if split > 1:
         z = k(a, bop).view(split, M, Np).sum(0)
         if bias is not None:
@@ -166,11 +185,19 @@ def _run_torch(a, b, bias, activation, residual, out_f32):
         z = act_value(torch, z, activation)
         if residual is not None:
             z = z + residual.float()
-        c = z.to(out_type)
+        if out == "e4m3":          # the kernel's e4m3 epilogue, in PyTorch ops
+            amax = z.abs().amax().reshape(1)
+            c = (z / out_scale.reshape(())).clamp(-E4M3_MAX, E4M3_MAX).to(torch.float8_e4m3fn)
+        else:
+            c = z.to(torch.float32 if out == "f32" else torch.bfloat16)
     else:
         extra = [t for t in (bias, residual) if t is not None]
+        if out == "e4m3":
+            amax = torch.zeros(1, dtype=torch.float32, device=a.device)
+            extra += [out_scale.reshape(1), amax]
         c = k(a, bop, *extra)
-    return c[:, :N].contiguous() if Np != N else c
+    c = c[:, :N].contiguous() if Np != N else c
+    return c if out != "e4m3" else (c, amax)
 
 
 @functools.lru_cache(maxsize=None)
@@ -183,7 +210,7 @@ def torch_op():
         "(Tensor a, Tensor b, Tensor? bias, Tensor? residual, str? activation, "
         "bool out_f32) -> Tensor"))
     def op(a, b, bias, residual, activation, out_f32):
-        return _run_torch(a, b, bias, activation, residual, out_f32)
+        return _run_torch(a, b, bias, activation, residual, "f32" if out_f32 else "bf16")
 
     @op.register_fake
     def _(a, b, bias, residual, activation, out_f32):
@@ -211,33 +238,64 @@ def torch_op():
     return op
 
 
+@functools.lru_cache(maxsize=None)
+def torch_op_e4m3():
+    """The ``pyptx_ops::matmul_e4m3`` custom op: the e4m3 output and its
+    amax (no autograd: an e4m3 output has no gradient)."""
+    import torch
+
+    @torch.library.custom_op("pyptx_ops::matmul_e4m3", mutates_args=(), schema=(
+        "(Tensor a, Tensor b, Tensor? bias, Tensor? residual, str? activation, "
+        "Tensor out_scale) -> (Tensor, Tensor)"))
+    def op(a, b, bias, residual, activation, out_scale):
+        return _run_torch(a, b, bias, activation, residual, "e4m3", out_scale)
+
+    @op.register_fake
+    def _(a, b, bias, residual, activation, out_scale):
+        return (a.new_empty((a.shape[0], b.shape[1]), dtype=torch.float8_e4m3fn),
+                a.new_empty((1,), dtype=torch.float32))
+    return op
+
+
 # Made at import when PyTorch is already loaded, so that torch.compile finds
-# the op made (tracing its creation would break the graph).
+# the ops made (tracing their creation would break the graph).
 _TORCH_OP = torch_op() if "torch" in sys.modules else None
+_TORCH_OP_E4M3 = torch_op_e4m3() if "torch" in sys.modules else None
 
 
-def _matmul_torch(a, b, bias, activation, residual, out_dtype):
+def _matmul_torch(a, b, bias, activation, residual, out_dtype, out_scale):
     import torch
     out_dtype = torch.bfloat16 if out_dtype is None else out_dtype
-    for name, t in (("b", b), ("bias", bias), ("residual", residual)):
+    for name, t in (("b", b), ("bias", bias), ("residual", residual), ("out_scale", out_scale)):
         if t is not None and not isinstance(t, torch.Tensor):
             _fail(f"{name} must be a torch.Tensor like a; got {type(t).__name__}")
+    fp8 = out_dtype == torch.float8_e4m3fn
     check_args(a.shape, b.shape, a.dtype, b.dtype, bias, residual, activation, out_dtype,
-               lambda d: d == torch.bfloat16, lambda d: d == torch.float32)
-    devices = {t.device for t in (a, b, bias, residual) if t is not None}
+               lambda d: d == torch.bfloat16, lambda d: d == torch.float32,
+               lambda d: d == torch.float8_e4m3fn, out_scale)
+    if fp8 and torch.is_grad_enabled() and any(
+            t is not None and t.requires_grad for t in (a, b, bias, residual)):
+        _fail("an e4m3 output has no gradient: call it under torch.no_grad() or on "
+              "tensors that do not require grad")
+    devices = {t.device for t in (a, b, bias, residual, out_scale) if t is not None}
     if len(devices) != 1 or next(iter(devices)).type != "cuda":
         _fail(f"every tensor must be on one CUDA device; got {sorted(map(str, devices))}")
     lead = a.shape[:-1]
     a2 = a.reshape(-1, a.shape[-1])
     r2 = residual.reshape(-1, b.shape[1]) if residual is not None else None
+    if fp8:
+        c, amax = (_TORCH_OP_E4M3 or torch_op_e4m3())(a2, b, bias, r2, activation,
+                                                      out_scale.reshape(1))
+        return c.reshape(*lead, b.shape[1]), amax
     c = (_TORCH_OP or torch_op())(a2, b, bias, r2, activation, out_dtype == torch.float32)
     return c.reshape(*lead, b.shape[1])
 
 
 # -- JAX ---------------------------------------------------------------------------------
 
-def _run_jax(a, b, bias, activation, residual, out_f32, b_major="MN"):
-    """The kernels on (M, K) a and b ((K, N), or (N, K) with b_major "K")."""
+def _run_jax(a, b, bias, activation, residual, out, b_major="MN", out_scale=None):
+    """The kernels on (M, K) a and b ((K, N), or (N, K) with b_major "K"):
+    C of `out` ("bf16", "f32"; "e4m3": (C, amax))."""
     import jax.numpy as jnp
     M, K = a.shape
     N = b.shape[1] if b_major == "MN" else b.shape[0]
@@ -250,8 +308,8 @@ def _run_jax(a, b, bias, activation, residual, out_f32, b_major="MN"):
         bias = jnp.pad(bias, (0, Np - N)) if bias is not None else None
         residual = jnp.pad(residual, ((0, 0), (0, Np - N))) if residual is not None else None
     k, split = gemm_kernel(M, Np, Kp, b_major, bias is not None, activation,
-                           residual is not None, out_f32)
-    out_type = jnp.float32 if out_f32 else jnp.bfloat16
+                           residual is not None, out)
+    amax = None
     if split > 1:
         z = k(a, b).reshape(split, M, Np).sum(0)
         if bias is not None:
@@ -259,10 +317,20 @@ def _run_jax(a, b, bias, activation, residual, out_f32, b_major="MN"):
         z = act_value(jnp, z, activation)
         if residual is not None:
             z = z + residual.astype(jnp.float32)
-        c = z.astype(out_type)
+        if out == "e4m3":          # the kernel's e4m3 epilogue, in JAX ops
+            amax = jnp.abs(z).max().reshape(1)
+            c = jnp.clip(z / out_scale.reshape(()), -E4M3_MAX, E4M3_MAX).astype(
+                jnp.float8_e4m3fn)
+        else:
+            c = z.astype(jnp.float32 if out == "f32" else jnp.bfloat16)
     else:
-        c = k(a, b, *[t for t in (bias, residual) if t is not None])
-    return c[:, :N] if Np != N else c
+        extra = [t for t in (bias, residual) if t is not None]
+        if out == "e4m3":          # the kernel returns C and the amax it raised
+            c, amax = k(a, b, *extra, out_scale.reshape(1), jnp.zeros((1,), jnp.float32))
+        else:
+            c = k(a, b, *extra)
+    c = c[:, :N] if Np != N else c
+    return c if out != "e4m3" else (c, amax)
 
 
 @functools.lru_cache(maxsize=None)
@@ -273,7 +341,7 @@ def jax_fn():
 
     @functools.partial(jax.custom_vjp, nondiff_argnums=(4, 5))
     def mm(a, b, bias, residual, activation, out_f32):
-        return _run_jax(a, b, bias, activation, residual, out_f32)
+        return _run_jax(a, b, bias, activation, residual, "f32" if out_f32 else "bf16")
 
     def fwd(a, b, bias, residual, activation, out_f32):
         return mm(a, b, bias, residual, activation, out_f32), (a, b, bias, residual)
@@ -282,10 +350,10 @@ def jax_fn():
         a, b, bias, residual = saved
         dz = grad.astype(jnp.bfloat16)
         if activation:
-            z = _run_jax(a, b, bias, None, None, True)
+            z = _run_jax(a, b, bias, None, None, "f32")
             dz = (grad.astype(jnp.float32) * act_grad(jnp, z, activation)).astype(jnp.bfloat16)
-        da = _run_jax(dz, b, None, None, None, False, b_major="K")   # dZ (M,N) . B (K,N)^T
-        db = _run_jax(jnp.transpose(a), dz, None, None, None, False)
+        da = _run_jax(dz, b, None, None, None, "bf16", b_major="K")   # dZ (M,N) . B (K,N)^T
+        db = _run_jax(jnp.transpose(a), dz, None, None, None, "bf16")
         dbias = dz.astype(jnp.float32).sum(0).astype(jnp.bfloat16) if bias is not None else None
         dres = grad.astype(residual.dtype) if residual is not None else None
         return da, db, dbias, dres
@@ -294,13 +362,17 @@ def jax_fn():
     return mm
 
 
-def _matmul_jax(a, b, bias, activation, residual, out_dtype):
+def _matmul_jax(a, b, bias, activation, residual, out_dtype, out_scale):
     import jax.numpy as jnp
     out_dtype = jnp.bfloat16 if out_dtype is None else jnp.dtype(out_dtype)
     check_args(a.shape, b.shape, a.dtype, b.dtype, bias, residual, activation, out_dtype,
-               lambda d: d == jnp.bfloat16, lambda d: d == jnp.float32)
+               lambda d: d == jnp.bfloat16, lambda d: d == jnp.float32,
+               lambda d: d == jnp.float8_e4m3fn, out_scale)
     lead = a.shape[:-1]
     a2 = a.reshape(-1, a.shape[-1])
     r2 = residual.reshape(-1, b.shape[1]) if residual is not None else None
+    if out_dtype == jnp.float8_e4m3fn:       # no custom_vjp: no gradient
+        c, amax = _run_jax(a2, b, bias, activation, r2, "e4m3", out_scale=out_scale)
+        return c.reshape(*lead, b.shape[1]), amax
     c = jax_fn()(a2, b, bias, r2, activation, out_dtype == jnp.float32)
     return c.reshape(*lead, b.shape[1])

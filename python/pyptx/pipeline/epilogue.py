@@ -9,7 +9,7 @@ optionally predicated on a row limit).
 from __future__ import annotations
 
 from .. import ptx, reg
-from ..types import b32, f32, u32, u64
+from ..types import b16, b32, e4m3, f32, u32, u64
 
 WG_M = 64      # rows of a warpgroup's wgmma accumulator
 
@@ -48,25 +48,30 @@ def fragment_guards(frag, row0, col0, n, row_limit=None, col_limit=None, grow=No
 def store_direct(acc, out_dtype, pc, row0, col0, ldc, n, row_limit=None, frag=None,
                  col_limit=None):
     """Stores a 64 x n f32 fragment to global memory at (row0, col0) of a
-    row-major matrix with ldc columns: st.global.v2.f32 (f32) or cvt to
-    bf16x2 + st.global.b32 (bf16), two rows per 8-column group. With
+    row-major matrix with ldc columns: st.global.v2.f32 (f32), cvt to
+    bf16x2 + st.global.b32 (bf16) or cvt.satfinite to e4m3x2 +
+    st.global.b16 (e4m3), two rows per 8-column group. With
     row_limit, rows >= row_limit are not written; with col_limit, columns
     >= col_limit (an even number). frag: fragment_row_col's registers."""
     row, col = frag
     grow = row0 + row
-    esize = 4 if out_dtype == f32 else 2
+    esize = {f32: 4, e4m3: 1}.get(out_dtype, 2)
     row_start = grow * ldc
     known_zero = isinstance(col0, int) and col0 == 0   # no add of a known 0
     offset = reg.from_(row_start + (col if known_zero else col0 + col), u32)
     ptr = pc + reg.from_(offset, u64) * esize    # 64-bit: C may pass 4 GiB
     guards = fragment_guards(frag, row0, col0, n, row_limit, col_limit, grow)
-    packed = reg.scalar(b32) if out_dtype != f32 else None
+    packed = None if out_dtype == f32 else reg.scalar(b16 if out_dtype == e4m3 else b32)
     for j in range(n // 8):
         for half in range(2):
             lo, hi = acc[4 * j + 2 * half], acc[4 * j + 2 * half + 1]
             where = ptx.addr(ptr, esize * (8 * half * ldc + 8 * j))
             if out_dtype == f32:
                 ptx.inst.st.global_.v2.f32(where, [lo, hi], pred=guards[j][half])
+            elif out_dtype == e4m3:
+                # saturating (|x| > 448 -> 448), NaN stays NaN; a goes high
+                ptx.inst.cvt.rn.satfinite.e4m3x2.f32(packed, hi, lo)
+                ptx.inst.st.global_.b16(where, packed, pred=guards[j][half])
             else:
                 # cvt.rn.bf16x2.f32 d, a, b puts a in the high half
                 ptx.inst.cvt.rn.bf16x2.f32(packed, hi, lo)
@@ -157,6 +162,39 @@ class FusedEpilogue:
         if self.col_limit is None:
             return None
         return (col0 + col + 8 * j) < self.col_limit
+
+
+class Fp8Output:
+    """The scaling half of an e4m3 output (store_direct with out_dtype e4m3
+    writes the bytes): apply() folds the fragment's largest |x| into the
+    global amax and divides the fragment by the output scale, so that
+    C ~= e4m3 * scale (the input scales' convention). p_scale: one f32,
+    read each tile (``rcp.rn``); p_amax: one f32 the caller zeroed, raised
+    with ``red.global.max.u32`` on the bits (a non-negative f32's bits
+    order as the value; NaN's are above inf's, so a NaN shows). Per 64 x n
+    fragment: n / 2 ``abs`` + ``max.NaN`` (predicated on the row / column
+    guards: rows past M hold act(bias), not outputs) + ``mul``, one
+    ``redux.sync`` per warp and one ``red`` from its lane 0."""
+
+    def __init__(self, p_scale, p_amax, lane128, *, row_limit=None, col_limit=None):
+        self.p_scale, self.p_amax = p_scale, p_amax
+        self.row_limit, self.col_limit = row_limit, col_limit
+        self.leader = (lane128 & 31) == 0
+        self.inv, self.peak, self.t = reg.scalar(f32), reg.scalar(f32), reg.scalar(f32)
+        self.bits = reg.scalar(u32)
+
+    def apply(self, acc, n, row0, col0, frag):
+        ptx.inst.ld.global_.f32(self.inv, ptx.addr(self.p_scale))
+        ptx.inst.rcp.rn.f32(self.inv, self.inv)
+        ptx.inst.mov.f32(self.peak, 0.0)
+        guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit)
+        for i in range(n // 2):                  # acc[4j + 2h + c]: group j, row half h
+            ptx.inst.abs.f32(self.t, acc[i])
+            ptx.inst.max.NaN.f32(self.peak, self.peak, self.t, pred=guards[i >> 2][(i >> 1) & 1])
+            ptx.inst.mul.f32(acc[i], acc[i], self.inv)
+        ptx.inst.mov.b32(self.bits, self.peak)
+        ptx.inst.redux.sync.max.u32(self.bits, self.bits, 0xFFFFFFFF)
+        ptx.inst.red.global_.max.u32(ptx.addr(self.p_amax), self.bits, pred=self.leader)
 
 
 class TmaStore:

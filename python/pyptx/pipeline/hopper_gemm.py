@@ -1,5 +1,5 @@
 """The dense Hopper (sm_90a) bf16 GEMM kernel, for any M, N, K: C = A @ B
-(+ a fused epilogue), f32 accumulation, bf16 or f32 out, built on
+(+ a fused epilogue), f32 accumulation, bf16, f32 or e4m3 (with its amax) out, built on
 wgmma_gemm's warp-specialised main loop (examples/hopper/gemm.py shows it;
 pyptx.ops.matmul launches it).
 
@@ -29,12 +29,13 @@ is in its docstring; the choice is cached).
 from __future__ import annotations
 
 import functools
+import inspect
 
 from .. import Tile, kernel, ptx
 from ..specs import Layout
-from ..types import bf16, f32
+from ..types import bf16, e4m3, f32
 from . import scheduler
-from .epilogue import ACTIVATIONS, WG_M, FusedEpilogue, store_direct
+from .epilogue import ACTIVATIONS, WG_M, Fp8Output, FusedEpilogue, store_direct
 from .roles import launch_directives, warpgroup_ids
 from .wgmma_gemm import BK, BM, BN, CONSUMERS, THREADS, Config, GemmTile, GemmTiles, run_roles, \
     smem_bytes
@@ -131,15 +132,20 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     wgmma_gemm.run_pingpong_consumers). Measured on an H100 it matches the
     cooperative kernel at K = 4096 and loses at long K (docs/pipeline.md):
     plan_gemm does not pick it.
-    Kernel arguments: A, B[, bias][, residual] -> C."""
+    out_dtype e4m3 (the direct epilogue, after any fused part): C = e4m3(z /
+    scale), saturated at +-448, with the kernel taking OutScale (one f32)
+    and Amax (one f32 the caller zeroes; the kernel raises it to max |z|
+    over C, NaN if one is: the next call's scale) after the other inputs.
+    Kernel arguments: A, B[, bias][, residual][, out_scale, amax] -> C."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
                          f"not {b_major!r}")
     if bn not in (32, 64, 128, 256) or (bn == 32 and b_major != "K"):
         raise ValueError(f"gemm: bn must be 64, 128 or 256, or 32 with a K-major B (an "
                          f"MN-major B loads 64-column stripes), not {bn!r}")
-    if out_dtype not in (bf16, f32):
-        raise ValueError(f"gemm: out_dtype must be bf16 or f32, not {out_dtype}")
+    if out_dtype not in (bf16, f32, e4m3):
+        raise ValueError(f"gemm: out_dtype must be bf16, f32 or e4m3, not {out_dtype}")
+    fp8_out = out_dtype == e4m3
     if activation not in (None,) + ACTIVATIONS:
         raise ValueError(f"gemm: activation must be None, 'gelu' or 'silu', not "
                          f"{activation!r}")
@@ -214,7 +220,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         b_rank = (mn_b_rank or 3) if b_part > 64 and rank3_fits else 2
         b_box_cols = b_part if b_rank == 3 else 64
         b_spec = Tile(K, N, bf16, Layout.TMA_128B, tma_box=(BK, b_box_cols), tma_rank=b_rank)
-    extra_specs = ([Tile(N, bf16)] if bias else []) + ([Tile(M, N, bf16)] if residual else [])
+    extra_specs = ([Tile(N, bf16)] if bias else []) + ([Tile(M, N, bf16)] if residual else []) \
+        + ([Tile(1, f32), Tile(1, f32)] if fp8_out else [])
     # C's rows off the 64-column stripes: a rank-2 store per stripe, the
     # last one clipped at N by the TMA unit
     c_stripes = epilogue == "tma" and N % 64 != 0
@@ -225,7 +232,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     else:
         c_spec = Tile(M * split_k, N, out_dtype)
 
-    def body(A, B, C, Bias=None, R=None):
+    def body(A, B, C, Bias=None, R=None, OutScale=None, Amax=None):
         a_desc = A.tma_desc(l2_promotion=l2_promotion)
         b_desc = B.tma_desc(l2_promotion=l2_promotion)
         c_desc = C.tma_desc() if epilogue == "tma" else None
@@ -257,6 +264,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             grouped(part)
 
         fused_parts = {}
+        p_scale, p_amax = ptx.global_ptrs(OutScale, Amax) if fp8_out else (None, None)
 
         def store(consumer, tile, row0, frag, tma_out):
             if fused:
@@ -265,6 +273,12 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                         bias=p_bias, activation=activation, residual=p_res, ldr=N,
                         row_limit=M if row_tail else None, col_limit=N if col_tail else None)
                 fused_parts["epi"].apply(consumer.acc, bn, row0, tile.c_col, frag)
+            if fp8_out:
+                if "fp8" not in fused_parts:
+                    fused_parts["fp8"] = Fp8Output(
+                        p_scale, p_amax, lane128, row_limit=M if row_tail else None,
+                        col_limit=N if col_tail else None)
+                fused_parts["fp8"].apply(consumer.acc, bn, row0, tile.c_col, frag)
             if tma_out is not None:
                 tma_out.store(consumer.acc, row0, tile.c_col)
                 return
@@ -285,24 +299,20 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                   before_load=prefetch_residual if residual else None)
         ptx.ret()
 
-    # the kernel's positional parameters are its tensors: one signature per
-    # combination of the optional epilogue inputs
-    if bias and residual:
-        def gemm(A, B, Bias, R, C):
-            body(A, B, C, Bias, R)
-    elif bias:
-        def gemm(A, B, Bias, C):
-            body(A, B, C, Bias)
-    elif residual:
-        def gemm(A, B, R, C):
-            body(A, B, C, R=R)
-    else:
-        def gemm(A, B, C):
-            body(A, B, C)
+    # the kernel's positional parameters are its tensors, the optional
+    # epilogue inputs among them as built
+    names = ["A", "B"] + ["Bias"] * bias + ["R"] * residual \
+        + ["OutScale", "Amax"] * fp8_out + ["C"]
+
+    def gemm(*tensors):
+        body(**dict(zip(names, tensors)))
+    gemm.__signature__ = inspect.Signature(
+        [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in names])
 
     k = kernel(in_specs=(a_spec, b_spec, *extra_specs), out_specs=(c_spec,),
                grid=(clusters * cluster, 1, 1), block=(THREADS, 1, 1), cluster=(cluster, 1, 1),
-               arch=arch, raw_directives=launch_directives())(gemm)
+               arch=arch, raw_directives=launch_directives(),
+               writes=("Amax",) if fp8_out else ())(gemm)
     k.config = cfg
     return k
 
