@@ -130,6 +130,26 @@ def hopper_gemm():
         close(c, ref, 1e-2)
 
 
+@case("hopper.gemm_e4m3_out", (9, 0))
+def hopper_gemm_e4m3_out():
+    """The fused epilogue with the e4m3 output and its amax, row and column
+    tails (M, N off the tile)."""
+    from pyptx.pipeline.hopper_gemm import build_gemm
+    from pyptx.types import e4m3
+    M, N, K = 300, 264, 136
+    a, w = rand(M, K, dtype=torch.bfloat16), rand(N, K, dtype=torch.bfloat16)
+    bias, r = rand(N, dtype=torch.bfloat16), rand(M, N, dtype=torch.bfloat16)
+    k = build_gemm(M, N, K, out_dtype=e4m3, bias=True, activation="silu", residual=True,
+                   bn=128, num_sms=2)
+    z = a.double() @ w.double().T + bias.double()
+    z = z * torch.sigmoid(z) + r.double()
+    scale = torch.tensor([z.abs().max().item() / 448], device="cuda")
+    amax = torch.zeros(1, device="cuda")
+    c = k(a, w, bias, r, scale, amax)
+    assert abs(amax.item() - z.abs().max().item()) < 1e-2 * z.abs().max().item()
+    close(c.double() * scale.item(), z.cpu().numpy(), 0.05)
+
+
 @case("hopper.grouped_gemm", (9, 0))
 def grouped_gemm():
     from examples.hopper import grouped_gemm as m
