@@ -31,7 +31,7 @@ def test_planned_kernel_vs_float64(case):
     _, _, M, N, K = case
     a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
     w = torch.randn(N, K, device="cuda").to(torch.bfloat16)
-    k, split = mm.gemm_kernel(M, N, K, "K", False, None, False, False)
+    k, split = mm.gemm_kernel(M, N, K, "K", False, None, False, "bf16")
     dtype = torch.float32 if split > 1 else torch.bfloat16
     at = poisoned((split * M, N), dtype)
     c = k(a, w)
@@ -48,7 +48,7 @@ def test_planned_kernel_vs_float64(case):
 def test_split_k_plans_vs_float64(M, N, K):
     """Shapes whose plan splits K (few column tiles, long K): every part's
     partial sums written (poisoned workspace), their sum right."""
-    k, split = mm.gemm_kernel(M, N, K, "K", False, None, False, False)
+    k, split = mm.gemm_kernel(M, N, K, "K", False, None, False, "bf16")
     assert split > 1
     a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
     w = torch.randn(N, K, device="cuda").to(torch.bfloat16)
@@ -63,7 +63,7 @@ def test_split_k_plans_vs_float64(M, N, K):
 def test_mn_major_b_at_odd_shapes(M, N, K):
     a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
     b = torch.randn(K, N, device="cuda").to(torch.bfloat16)
-    k, split = mm.gemm_kernel(M, N, K, "MN", False, None, False, False)
+    k, split = mm.gemm_kernel(M, N, K, "MN", False, None, False, "bf16")
     at = poisoned((split * M, N), torch.float32 if split > 1 else torch.bfloat16)
     c = k(a, b)
     torch.cuda.synchronize()
