@@ -106,22 +106,6 @@ class FusedEpilogue:
         self.lo, self.hi = ((reg.scalar(f32), reg.scalar(f32)) if self.word is not None
                             else (None, None))
         self.t = reg.scalar(f32) if activation else None
-        self.bias_words = None
-
-    def preload_bias(self, n, col0, frag):
-        """Loads the tile's bias pairs (n / 8 ``ld.global.b32`` into as many
-        registers) before its main loop, so that their latency hides behind
-        it; apply() then reads the registers."""
-        if self.bias is None:
-            return
-        _, col = frag
-        self.bias_words = [reg.scalar(b32) for _ in range(n // 8)]
-        pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
-        for j, word in enumerate(self.bias_words):
-            guard = self._col_guard(col0, col, j)
-            if guard is not None:
-                ptx.inst.mov.b32(word, 0)
-            ptx.inst.ld.global_.b32(word, ptx.addr(pbias, 16 * j), pred=guard)
 
     def __bool__(self):
         return self.bias is not None or self.residual is not None or bool(self.activation)
@@ -158,11 +142,7 @@ class FusedEpilogue:
         if self.bias is not None:
             pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
             for j in range(n // 8):
-                if self.bias_words is None:
-                    self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
-                else:
-                    ptx.inst.shl.b32(self.lo, self.bias_words[j], 16)
-                    ptx.inst.and_.b32(self.hi, self.bias_words[j], -65536)
+                self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
                 self._add_pair(acc, 4 * j)
                 ptx.inst.add.f32(acc[4 * j + 2], acc[4 * j + 2], self.lo)
                 ptx.inst.add.f32(acc[4 * j + 3], acc[4 * j + 3], self.hi)

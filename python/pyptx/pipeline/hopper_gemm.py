@@ -46,7 +46,6 @@ GROUP_M = 8                        # cluster rows per group of the tile order
 CLUSTER_MIN_WAVES = 2              # a K-major B multicasts when tiles > this x SMs
 SMEM_LIMIT = 227 * 1024
 SCHEDULES = ("cooperative", "pingpong")
-PRELOAD_BIAS = False               # experiment: the bias loaded before each tile's main loop
 
 
 def cdiv(a: int, b: int) -> int:
@@ -267,19 +266,13 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         fused_parts = {}
         p_scale, p_amax = ptx.global_ptrs(OutScale, Amax) if fp8_out else (None, None)
 
-        def fused_epilogue():
-            if "epi" not in fused_parts:
-                fused_parts["epi"] = FusedEpilogue(
-                    bias=p_bias, activation=activation, residual=p_res, ldr=N,
-                    row_limit=M if row_tail else None, col_limit=N if col_tail else None)
-            return fused_parts["epi"]
-
-        def preload_bias(tile, row0, frag):
-            fused_epilogue().preload_bias(bn, tile.c_col, frag)
-
         def store(consumer, tile, row0, frag, tma_out):
             if fused:
-                fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
+                if "epi" not in fused_parts:
+                    fused_parts["epi"] = FusedEpilogue(
+                        bias=p_bias, activation=activation, residual=p_res, ldr=N,
+                        row_limit=M if row_tail else None, col_limit=N if col_tail else None)
+                fused_parts["epi"].apply(consumer.acc, bn, row0, tile.c_col, frag)
             if fp8_out:
                 if "fp8" not in fused_parts:
                     fused_parts["fp8"] = Fp8Output(
@@ -303,8 +296,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
                   prefetch=prefetch, c_stripes=c_stripes,
-                  before_load=prefetch_residual if residual else None,
-                  before_tile=preload_bias if bias and PRELOAD_BIAS and not pingpong else None)
+                  before_load=prefetch_residual if residual else None)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors, the optional

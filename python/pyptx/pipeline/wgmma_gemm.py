@@ -323,7 +323,7 @@ class PingPongConsumer(WgmmaConsumer):
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
               store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
-              consumer_class=None, before_tile=None):
+              consumer_class=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -335,9 +335,7 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
     producer thread before each tile's loads (an L2 prefetch of what the
     tile's epilogue reads, for one). consumer_class: the consumer's class
-    (default WgmmaConsumer; same constructor arguments). before_tile(tile,
-    row0, frag): emitted by each consumer before a tile's main loop (the
-    cooperative schedule; loads its epilogue needs, for one).
+    (default WgmmaConsumer; same constructor arguments).
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -374,8 +372,6 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                                                       tma_out))
         else:
             def tile(t):
-                if before_tile is not None:
-                    before_tile(t, t.c_row + consumer_id * WG_M, frag)
                 consumer.mainloop(t)
                 store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
             schedule(tile)
