@@ -88,7 +88,7 @@ EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu",
                  ("Llama-3-8B", "up+gelu+e4m3 out", 4096, 14336, 4096, False, "gelu", False,
                   True)]
 # an epilogue row also times our kernel under each schedule, built directly
-# (name -> build_gemm keywords; "plan" takes the plan's bn)
+# (name -> build_gemm keywords; without bn: the unfused plan's)
 EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
                       "pingpong": dict(schedule="pingpong", bn=128)}
 
@@ -199,7 +199,7 @@ def run_sweep(reps, rows=None):
                    variant=f"{model} {layer}", shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
                    flops=2 * M * N * K, copy_tbps=copy_tbps)
         try:
-            row.update(mm.plan_gemm(M, N, K))
+            row.update(mm.plan_gemm(M, N, K, fused=bool(epi)))
             n = input_sets((M * K + N * K + M * N) * 2)
             a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             w = [(torch.randn(N, K, device="cuda") / K ** 0.5).to(torch.bfloat16)
@@ -276,7 +276,7 @@ def _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n, r
     row["schedule_ms"], row["schedule_ratio"], row["schedule_err"] = {}, {}, {}
     for name, kw in EPILOGUE_SCHEDULES.items():
         try:
-            kw = dict(bn=row["bn"], **kw) if "bn" not in kw else kw
+            kw = dict(bn=hopper_gemm.plan_gemm(M, N, K)["bn"], **kw) if "bn" not in kw else kw
             k = hopper_gemm.build_gemm(M, N, K, bias=bias, activation=act, residual=res,
                                        **kw)
 

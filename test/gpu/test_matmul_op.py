@@ -39,6 +39,7 @@ def torch_reference(a, b, bias, activation, residual):
     ((1000, 1008), 1000, True, dict(bias=True, activation="silu", residual=True)),
     ((16, 4096), 4096, True, dict(bias=True, activation="gelu", residual=True)),  # bn 64
     ((16, 4096), 2048, True, dict(bias=True, activation="gelu", residual=True)),  # split-K
+    ((1024, 4096), 4096, True, dict(bias=True, activation="gelu", residual=True)),  # ping-pong
     ((128, 1024), 512, False, dict(out_dtype=torch.float32, bias=True)),
 ])
 def test_forward_vs_float64(shape_a, N, weight, kw):
@@ -146,6 +147,7 @@ def e4m3_reference(z, scale):
 
 @pytest.mark.parametrize("shape_a,N,kw", [
     ((512, 4096), 4096, dict(activation="gelu")),
+    ((1024, 4096), 4096, dict(bias=True, activation="gelu")),                # ping-pong plan
     ((1000, 1008), 1000, dict(bias=True, activation="silu", residual=True)),   # tails, padded N
     ((2, 3, 200), 1000, dict(bias=True)),                                      # batch dims
     ((16, 4096), 2048, dict(residual=True)),                                   # split-K

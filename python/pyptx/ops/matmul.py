@@ -71,14 +71,15 @@ def gemm_kernel(M, N, K, b_major, bias, activation, residual, out):
     """The kernel and its split-K count for one call shape and output
     ("bf16", "f32" or "e4m3"; cached). With split-K the epilogue is left to
     the caller."""
-    plan = plan_gemm(M, N, K, b_major)
+    plan = plan_gemm(M, N, K, b_major, fused=bool(bias or activation or residual)
+                     or out == "e4m3")
     split = plan["split_k"]
     if split > 1:
         return build_gemm(M, N, K, b_major=b_major, out_dtype=f32, bn=plan["bn"],
                           split_k=split), split
     return build_gemm(M, N, K, b_major=b_major, out_dtype=OUT_TYPES[out],
                       bn=plan["bn"], bias=bias, activation=activation,
-                      residual=residual), 1
+                      residual=residual, schedule=plan["schedule"]), 1
 
 
 def padded_shape(M, N, K):

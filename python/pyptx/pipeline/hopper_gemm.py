@@ -46,6 +46,7 @@ GROUP_M = 8                        # cluster rows per group of the tile order
 CLUSTER_MIN_WAVES = 2              # a K-major B multicasts when tiles > this x SMs
 SMEM_LIMIT = 227 * 1024
 SCHEDULES = ("cooperative", "pingpong")
+PINGPONG_MAX_K = 4096              # plan_gemm: ping-pong for fused epilogues up to this K
 
 
 def cdiv(a: int, b: int) -> int:
@@ -318,7 +319,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
 
 
 @functools.lru_cache(maxsize=None)
-def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS) -> dict:
+def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS,
+              fused: bool = False) -> dict:
     """build_gemm keywords for a shape (cached). The heuristic:
 
     - bn, with more than half the SMs' worth of 256-column tiles: 256, or
@@ -340,10 +342,22 @@ def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS
       at M = 16, 256 KB per CTA (split-K 4) 48%, and the split's sum and
       cast (two more kernels) cost about as much again;
     - cluster: build_gemm's default (2 for a K-major B with M % 256 == 0
-      and more than 2 waves), 1 with split-K.
+      and more than 2 waves), 1 with split-K;
+    - schedule: "pingpong" (bn 128) for a fused epilogue (fused=True:
+      bias, activation, residual or an e4m3 output) with a K-major B, K <=
+      PINGPONG_MAX_K and more than half the SMs' worth of 256-column tiles,
+      where one warpgroup's epilogue runs during the other's main loop;
+      else "cooperative". Measured on an H100 (2026-12-06, pairs against
+      cuBLAS + the PyTorch ops): at K = 4096 ping-pong 1.121 / 1.152 /
+      1.068x (bias + GELU, SiLU, bias + residual) against the cooperative
+      kernel's 1.097 / 1.087 / 1.030x; at K = 14336 (+ residual) 0.873
+      against 1.015x (the epilogue is a small share there, and a 128 x 128
+      tile per warpgroup moves more bytes per FLOP).
     """
     tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128, 64, 32)}
     waves = {b: cdiv(t, num_sms) for b, t in tiles.items()}
+    if fused and b_major == "K" and K <= PINGPONG_MAX_K and tiles[256] > num_sms // 2:
+        return {"bn": 128, "split_k": 1, "schedule": "pingpong"}
     if tiles[256] > num_sms // 2:
         bn = 128 if N <= 128 or 1.1 * waves[128] < 2 * waves[256] else 256
     elif num_sms // 3 <= tiles[64] <= num_sms // 2 and tiles[32] <= num_sms and b_major == "K":
@@ -359,4 +373,4 @@ def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS
             if k_tiles % s == 0:
                 split_k = s
                 break
-    return {"bn": bn, "split_k": split_k}
+    return {"bn": bn, "split_k": split_k, "schedule": "cooperative"}
