@@ -147,7 +147,7 @@ def e4m3_reference(z, scale):
 
 @pytest.mark.parametrize("shape_a,N,kw", [
     ((512, 4096), 4096, dict(activation="gelu")),
-    ((1024, 4096), 4096, dict(bias=True, activation="gelu")),                # ping-pong plan
+    ((1024, 4096), 4096, dict(bias=True, activation="gelu")),
     ((1000, 1008), 1000, dict(bias=True, activation="silu", residual=True)),   # tails, padded N
     ((2, 3, 200), 1000, dict(bias=True)),                                      # batch dims
     ((16, 4096), 2048, dict(residual=True)),                                   # split-K
@@ -155,8 +155,11 @@ def e4m3_reference(z, scale):
 def test_e4m3_output_and_amax_vs_float64(shape_a, N, kw):
     """The e4m3 output against torch's e4m3 of the float64 result: at least
     97% of the bytes equal (f32 sums and tanh.approx move values near a
-    rounding boundary), the rest one e4m3 step away; values past 448 * scale saturate; amax within 1e-3 of
-    float64's; the output memory is poisoned (e4m3 NaN bytes) before."""
+    rounding boundary), the rest within one e4m3 step plus the activation's
+    error (tanh.approx is off by about 2^-11 absolute, so the activation of
+    x by up to |x| 2^-11, then divided by the scale); values past 448 *
+    scale saturate; amax within 1e-3 of float64's; the output memory is
+    poisoned (e4m3 NaN bytes) before."""
     K = shape_a[-1]
     a = torch.randn(*shape_a, device="cuda").to(torch.bfloat16)
     w = (torch.randn(N, K, device="cuda") / K ** 0.5).to(torch.bfloat16)
@@ -165,6 +168,7 @@ def test_e4m3_output_and_amax_vs_float64(shape_a, N, kw):
            if kw.get("residual") else None)
     ref = torch_reference(a.double(), w.double().T, None if bias is None else bias.double(),
                           kw.get("activation"), None if res is None else res.double())
+    pre = a.double() @ w.double().T + (0 if bias is None else bias.double())
     scale = torch.tensor([ref.abs().max().item() / 600], device="cuda")   # some saturate
     poison = torch.full((2 * ref.numel() + (1 << 20),), 0x7F, dtype=torch.uint8, device="cuda")
     del poison                                      # the allocator hands these bytes out next
@@ -178,7 +182,8 @@ def test_e4m3_output_and_amax_vs_float64(shape_a, N, kw):
     same = (got == want).double().mean().item()
     assert same >= 0.97, same
     step = torch.exp2(torch.floor(torch.log2(want.abs().clamp(min=2.0 ** -6))) - 3)
-    assert ((got - want).abs() <= step + 1e-12).all()
+    act_err = pre.abs() * 2.0 ** -10 / scale.double() if kw.get("activation") else 0
+    assert ((got - want).abs() <= step + act_err + 1e-12).all()
     assert (got.abs() == 448).any() and got.abs().max().item() == 448
 
 
