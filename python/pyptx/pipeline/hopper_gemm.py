@@ -131,8 +131,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     64, and the two take turns: one's epilogue runs during the other's
     main loop; split_k 1; cluster 1 by default; see
     wgmma_gemm.run_pingpong_consumers). Measured on an H100 it matches the
-    cooperative kernel at K = 4096 and loses at long K (docs/pipeline.md):
-    plan_gemm does not pick it.
+    cooperative kernel at K = 4096 without a fused epilogue, wins with one
+    and loses at long K (docs/pipeline.md): plan_gemm(fused=True) picks it
+    for fused epilogues at K <= PINGPONG_MAX_K.
     out_dtype e4m3 (the direct epilogue, after any fused part): C = e4m3(z /
     scale), saturated at +-448, with the kernel taking OutScale (one f32)
     and Amax (one f32 the caller zeroes; the kernel raises it to max |z|
