@@ -22,7 +22,9 @@ With --sweep (or --sweep-only): the model sweep -- Llama-3-8B and -70B
 projections at M = 1 .. 16384, odd shapes, fused-epilogue rows -- through
 pyptx.ops.matmul beside cuBLAS (+ the PyTorch ops of the epilogue), with
 the geometric mean, the worst row and the M <= 16 rows' share of the
-copy bandwidth (gemm_sweep.png; rows in gemm.csv).
+copy bandwidth (gemm_sweep.png; rows in gemm.csv). A sweep row's ratio is
+the median of per-pair ratios (each side called in turn: the card's clock
+drifts between blocks by more than the rows are judged at).
 
 With --fp8 (and in the full run, --sweep): the FP8 rows of
 benchmarks/gemm_fp8.py -- per-tensor and row-wise scales beside
@@ -173,10 +175,10 @@ def run_sweep(reps, rows=None):
     EPILOGUE_SCHEDULES (schedule_ratio: against cuBLAS + the ops), and
     cuBLAS's GEMM alone: ceiling = (cuBLAS + the ops) / cuBLAS alone, the
     ratio a kernel whose main loop equals cuBLAS and whose epilogue is free
-    would reach. An epilogue row's ratio, ceiling and schedule ratios are
-    medians of per-pair ratios (harness.time_pair: each side called in
-    turn), its TFLOP/s and ratio_blocks those of the blocks of calls the
-    other rows use. The e4m3-out row's PyTorch side is the amax
+    would reach. Every row's ratio (and an epilogue row's ceiling and
+    schedule ratios) is the median of per-pair ratios (harness.time_pair:
+    each side called in turn); its TFLOP/s and ratio_blocks are those of
+    blocks of calls (ours, theirs, ours, theirs). The e4m3-out row's PyTorch side is the amax
     (vector_norm, inf) and the scaled, clamped cast of the bf16 result; it
     has no schedule timings. rows: substrings; only the rows whose "model
     layer MxNxK" holds one of them (None: all)."""
@@ -238,18 +240,19 @@ def run_sweep(reps, rows=None):
                  time_calls([lambda i=i: ours(i) for i in range(n)], reps),
                  time_calls([lambda i=i: theirs(i) for i in range(n)], reps)]
             _finish(row, t, "cuBLAS + torch ops" if epi else "cuBLAS")
+            # rows are judged at a few percent, less than the card's clock
+            # drifts between two timing blocks (the same kernel measured
+            # 0.92x and 1.10x in two runs): the ratio is the median of
+            # per-pair ratios, each side called in turn
+            their_calls = [lambda i=i: theirs(i) for i in range(n)]
+            row["ratio_blocks"] = row["ratio"]
+            *_, row["ratio"] = time_pair([lambda i=i: ours(i) for i in range(n)],
+                                         their_calls, 4 * reps)
             if epi:
                 plain = time_calls([lambda i=i: ops.matmul(a[i], w[i].T) for i in range(n)],
                                    reps)
                 row["plain_ms"] = plain
                 row["epi_share"] = 1 - plain / statistics.mean(row["ours_ms"])
-                # the epilogue rows are judged at a few percent, less than the
-                # card's clock drifts between two timing blocks: their ratios
-                # are medians of per-pair ratios, each side called in turn
-                their_calls = [lambda i=i: theirs(i) for i in range(n)]
-                row["ratio_blocks"] = row["ratio"]
-                *_, row["ratio"] = time_pair([lambda i=i: ours(i) for i in range(n)],
-                                             their_calls, 4 * reps)
                 gemm_alone, _, row["ceiling"] = time_pair(
                     [lambda i=i: torch.matmul(a[i], w[i].T) for i in range(n)],
                     their_calls, 4 * reps)
