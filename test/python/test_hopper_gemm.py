@@ -253,13 +253,17 @@ def test_e4m3_output_scales_counts_and_stores_bytes():
 def test_plan_gemm_heuristic():
     C = "cooperative"
     assert gemm.plan_gemm(8192, 8192, 8192) == {"bn": 256, "split_k": 1, "schedule": C}
-    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 32, "split_k": 1, "schedule": C}      # 128 tiles
+    # 128 tiles
+    assert gemm.plan_gemm(128, 4096, 4096) == {"bn": 32, "split_k": 1, "schedule": C}
     assert gemm.plan_gemm(1, 4096, 14336) == {"bn": 32, "split_k": 1, "schedule": C}
-    assert gemm.plan_gemm(16, 6144, 4096) == {"bn": 64, "split_k": 1, "schedule": C}       # 96 tiles
+    # 96 tiles
+    assert gemm.plan_gemm(16, 6144, 4096) == {"bn": 64, "split_k": 1, "schedule": C}
     assert gemm.plan_gemm(1, 4096, 14336, "MN")["bn"] == 64     # 64-column stripes
     assert gemm.plan_gemm(16, 10240, 8192) == {"bn": 128, "split_k": 1, "schedule": C}    # 80 tiles
-    assert gemm.plan_gemm(16, 28672, 4096) == {"bn": 256, "split_k": 1, "schedule": C}    # 112 tiles
-    assert gemm.plan_gemm(16, 2048, 4096) == {"bn": 128, "split_k": 8, "schedule": C}     # 16 tiles x 8
+    # 112 tiles
+    assert gemm.plan_gemm(16, 28672, 4096) == {"bn": 256, "split_k": 1, "schedule": C}
+    # 16 tiles x 8
+    assert gemm.plan_gemm(16, 2048, 4096) == {"bn": 128, "split_k": 8, "schedule": C}
     assert gemm.plan_gemm(16384, 4096, 4096)["split_k"] == 1
     assert gemm.plan_gemm(1000, 1000, 1008)["split_k"] == 1    # K short
     # a fused epilogue at K <= 4096 with many tiles: ping-pong, 128 columns

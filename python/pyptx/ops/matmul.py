@@ -8,7 +8,7 @@ as ``w.T``: that view is read as it lies, K-major, without a copy); bias:
 (N,) bf16; residual: (..., N) bf16; activation: None, "gelu" (tanh form)
 or "silu"; out_dtype: bf16 (default), f32, or e4m3 (torch.float8_e4m3fn /
 jnp.float8_e4m3fn) with out_scale, a one-element f32 tensor: the call then
-returns (c8, amax), c8 = e4m3(act(a @ b + bias) + residual) / out_scale)
+returns (c8, amax), c8 = e4m3((act(a @ b + bias) + residual) / out_scale)
 saturated at +-448 and amax its largest |value| before scaling (f32 (1,);
 NaN if one is), what delayed scaling keeps for the next call's scale. An
 e4m3 output has no gradient.
