@@ -145,15 +145,30 @@ def test_quantizer_vs_float64(group, cols, transposed):
 
 @pytest.mark.parametrize("group,cols", [((None, None), 208), ((1, None), 200),
                                         ((1, 128), 256), ((128, 128), 256)])
-def test_jax_quantizer_matches_the_torch_one(group, cols):
-    """The JAX path quantises with the same maths, bit for bit."""
+@pytest.mark.parametrize("seed", [0, 8])
+def test_jax_quantizer_matches_the_torch_one(group, cols, seed):
+    """The JAX path quantises with the same maths: the same scales bit for
+    bit, the same bytes except where the quotient x / scale is exactly
+    halfway between two e4m3 values: XLA's CPU conversion to float8_e4m3fn
+    breaks such a tie its own way (seed 8, one group: 0.359375 -> 0.34375,
+    where round-to-nearest-even and PyTorch give 0.375); there both are
+    the tie's neighbours."""
     jnp = pytest.importorskip("jax.numpy")
+    torch.manual_seed(seed)
     x = torch.randn(300, 200) * torch.logspace(-2, 2, 300)[:, None]
     x8, s = ft.quantize_e4m3(x, group, cols)
     j8, js = ft.quantize_e4m3(jnp.asarray(x.numpy()), group, cols)
     assert j8.dtype == jnp.float8_e4m3fn and j8.shape == tuple(x8.shape)
-    np.testing.assert_array_equal(np.asarray(j8.astype(jnp.float32)), x8.float().numpy())
     np.testing.assert_array_equal(np.asarray(js), s.numpy())
+    got, want = np.asarray(j8.astype(jnp.float32)), x8.float().numpy()
+    differ = got != want
+    if differ.any():
+        R, C = x.shape
+        rows_per, cols_per = group[0] or R, group[1] or cols
+        s2 = s.numpy().reshape(-1 if group[0] else 1, cols // cols_per)
+        full_s = np.repeat(np.repeat(s2, rows_per, 0), cols_per, 1)[:R, :cols]
+        q = np.pad(x.numpy(), ((0, 0), (0, cols - C))) / full_s     # f32, as both divide
+        assert np.array_equal(((got + want) / 2)[differ], np.clip(q, -448, 448)[differ])
 
 
 def test_padded_k():
