@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import re
 import shutil
@@ -40,7 +39,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, input_sets, run_child, time_calls, write_results  # noqa: E402
+from harness import (fmt, input_sets, row_result, run_child, time_calls,  # noqa: E402
+                     write_results)
 
 SIZES = [2048, 4096, 8192]
 
@@ -95,7 +95,7 @@ def run_variant(variant, sizes, reps):
     for size in [s for s in sizes if s <= limit]:
         M = N = K = size
         row = dict(variant=variant, shape=f"{M}x{N}x{K}", M=M, N=N, K=K, flops=2 * M * N * K)
-        try:
+        with row_result(row, rows):
             t0 = time.time()
             k = build(variant, M, N, K)
             k.module()
@@ -114,11 +114,6 @@ def run_variant(variant, sizes, reps):
             row["ours_tflops"] = row["flops"] / statistics.mean(row["ours_ms"]) / 1e9
             row["ref_tflops"] = row["flops"] / statistics.mean(row["ref_ms"]) / 1e9
             row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
-        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        rows.append(row)
-        print("RESULT " + json.dumps(row), flush=True)
     return rows
 
 

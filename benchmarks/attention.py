@@ -50,7 +50,7 @@ sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.absp
 from harness import (  # noqa: E402
     add_attention_shape_args, bar_chart, fmt, report_child, run_child, write_results)
 from harness import time_calls as harness_time_calls  # noqa: E402
-from harness import time_pair  # noqa: E402
+from harness import row_result, time_pair  # noqa: E402
 
 # our kernel's variants: name -> build_flash_attention keyword arguments
 VARIANTS = {"tile": {}, "persistent": {"persistent": True}, "nopingpong": {"pingpong": False},
@@ -106,7 +106,7 @@ def run_group(D, causals, seqs, tokens, heads, reps, variants):
         flops = 4 * B * heads * S * S * D // (2 if causal else 1)
         row = dict(B=B, H=heads, S=S, D=D, causal=causal, flops=flops,
                    config=f"B{B} H{heads} S{S} D{D}{' causal' if causal else ''}")
-        try:
+        with row_result(row):
             sets = [[torch.randn(B, heads, S, D, device="cuda").to(torch.bfloat16)
                      for _ in range(3)] for _ in range(2)]
             q, k, v = sets[0]
@@ -152,10 +152,6 @@ def run_group(D, causals, seqs, tokens, heads, reps, variants):
                 if f"{side}_tflops" in row:
                     row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
             del sets, q, k, v
-        except Exception as e:  # noqa: BLE001 -- report and go on
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
 
 
 def spawn(D, args):
@@ -280,7 +276,7 @@ def run_features(heads, reps, only=None):
         if only and not any(o in config for o in only):
             continue
         row = dict(config=config, causal=causal, D=128)
-        try:
+        with row_result(row):
             ours, flash, flops = feature_inputs(shape, causal, fa)
             if flash is not None and ("S" in shape and shape["S"] % 128 or
                                       shape.get("Hk") != shape.get("H")):
@@ -309,11 +305,7 @@ def run_features(heads, reps, only=None):
                 except Exception as e:  # noqa: BLE001 -- not offered
                     row["flash_error"] = f"{type(e).__name__}: {e}"[:200]
             del ours, flash
-        except Exception as e:  # noqa: BLE001 -- report and go on
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
         done[config] = row
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
     return list(done.values())
 
 

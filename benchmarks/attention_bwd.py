@@ -39,7 +39,6 @@ usage: attention_bwd.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192,1
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -50,6 +49,7 @@ sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.absp
 
 from harness import (  # noqa: E402
     add_attention_shape_args, bar_chart, fmt, report_child, run_child, write_results)
+from harness import row_result  # noqa: E402
 from harness import time_calls as harness_time_calls  # noqa: E402
 
 # our kernels' variants: name -> kernels_for keyword arguments; the first is "ours"
@@ -104,7 +104,7 @@ def run_group(D, causals, seqs, tokens, heads, reps, variants):
         flops = 10 * B * heads * S * S * D // (2 if causal else 1)
         row = dict(B=B, H=heads, S=S, D=D, causal=causal, flops=flops,
                    config=f"B{B} H{heads} S{S} D{D}{' causal' if causal else ''}")
-        try:
+        with row_result(row):
             sets = []
             for _ in range(2):
                 q, k, v, do = (torch.randn(B, heads, S, D, device="cuda").to(torch.bfloat16)
@@ -162,10 +162,6 @@ def run_group(D, causals, seqs, tokens, heads, reps, variants):
                 if f"{side}_tflops" in row:
                     row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
             del sets, calls, outs, ours, main_args
-        except Exception as e:  # noqa: BLE001 -- report and go on
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
 
 
 def spawn(D, args):
@@ -244,7 +240,7 @@ def run_features(features, tokens, heads, reps, causals, D=128):
         row = dict(feature=name, B=B, H=H, Hkv=Hkv, S=S, D=D, causal=causal,
                    config=f"{name} B{B} H{H}/{Hkv} S{'<=' if lens else ''}{S} D{D}"
                           f"{' causal' if causal else ''}")
-        try:
+        with row_result(row):
             calls = {}
             if lens:
                 cu = torch.tensor([0] + [sum(lens[:i + 1]) for i in range(len(lens))],
@@ -319,10 +315,6 @@ def run_features(features, tokens, heads, reps, causals, D=128):
                 if f"{side}_tflops" in row:
                     row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
             del sets, dense_sets, calls
-        except Exception as e:  # noqa: BLE001 -- report and go on
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
 
 
 def feature_table(rows):

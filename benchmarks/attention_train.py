@@ -22,7 +22,6 @@ usage: attention_train.py [--out DIR] [--tokens N] [--heads H] [--seqs 4096,8192
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -32,7 +31,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
 from harness import (  # noqa: E402
-    add_attention_shape_args, bar_chart, fmt, time_calls, write_results)
+    add_attention_shape_args, bar_chart, fmt, row_result, time_calls, write_results)
 
 SIDES = ("ours", "flash", "cudnn")
 
@@ -83,7 +82,7 @@ def run(args):
         flops = 14 * B * H * S * S * D // (2 if causal else 1)
         row = dict(B=B, H=H, Hkv=Hkv, S=S, D=D, causal=causal, flops=flops,
                    config=f"B{B} H{H}/{Hkv} S{S} D{D}{' causal' if causal else ''}")
-        try:
+        with row_result(row, rows):
             sets = [tuple(torch.randn(B, h, S, D, device="cuda").to(torch.bfloat16)
                           for h in (H, Hkv, Hkv, H)) for _ in range(2)]
             calls = {}
@@ -111,11 +110,6 @@ def run(args):
                 if f"{side}_tflops" in row and "ours_tflops" in row:
                     row[f"ratio_{side}"] = row["ours_tflops"] / row[f"{side}_tflops"]
             del sets, calls
-        except Exception as e:  # noqa: BLE001 -- report and go on
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
-        rows.append(row)
     return rows
 
 

@@ -48,7 +48,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import fmt, input_sets, run_child, time_calls, time_pair, write_results  # noqa: E402
+from harness import (fmt, input_sets, row_result, run_child, time_calls, time_pair,  # noqa: E402
+                     write_results)
 
 DENSE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (6144, 6144, 6144),
                 (8192, 8192, 8192), (8192, 8192, 1024)]
@@ -137,7 +138,7 @@ def run_dense(variant, shapes, reps):
     for M, N, K in shapes:
         row = dict(kind="dense", variant=variant, shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
                    flops=2 * M * N * K)
-        try:
+        with row_result(row, rows):
             t0 = time.time()
             k = gemm.build_gemm(M, N, K, **kwargs)
             k.module()
@@ -158,11 +159,6 @@ def run_dense(variant, shapes, reps):
             row["ref_tflops"] = row["flops"] / statistics.mean(row["ref_ms"]) / 1e9
             row["ratio"] = row["ours_tflops"] / row["ref_tflops"]
             del a, b
-        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        rows.append(row)
-        print("RESULT " + json.dumps(row), flush=True)
     return rows
 
 
@@ -200,7 +196,7 @@ def run_sweep(reps, rows=None):
         row = dict(kind="epilogue" if epi else ("odd" if model == "odd" else "sweep"),
                    variant=f"{model} {layer}", shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
                    flops=2 * M * N * K, copy_tbps=copy_tbps)
-        try:
+        with row_result(row):
             row.update(mm.plan_gemm(M, N, K, fused=bool(epi)))
             n = input_sets((M * K + N * K + M * N) * 2)
             a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
@@ -263,10 +259,6 @@ def run_sweep(reps, rows=None):
             moved = (M * K + N * K + M * N) * 2
             row["ours_tbps"] = moved / (statistics.mean(row["ours_ms"]) * 1e-3) / 1e12
             del a, w, r
-        except Exception as e:  # noqa: BLE001
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
 
 
 def _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n, reps,
@@ -399,7 +391,7 @@ def run_grouped(reps, quick=False, uniform_variants=False):
                                   (UNIFORM_VARIANTS if uniform_variants else ["uniform"])]:
         row = dict(kind="grouped_uniform", variant=variant, shape=f"G{G} M{M} N{N} K{K}",
                    G=G, M=M, N=N, K=K, flops=2 * G * M * N * K)
-        try:
+        with row_result(row):
             k = gg.build_grouped_gemm_uniform(G, M, N, K, **UNIFORM_VARIANTS[variant])
             n = input_sets(G * (M * K + K * N) * 2)
             a = [torch.randn(G * M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
@@ -440,10 +432,6 @@ def run_grouped(reps, quick=False, uniform_variants=False):
             # calls: the way a benchmark without rotation sees it.
             row["ours_l2warm_tflops"] = row["flops"] / time_calls(
                 [lambda: k(a[0], b[0])], reps) / 1e9
-        except Exception as e:  # noqa: BLE001
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        print("RESULT " + json.dumps(row), flush=True)
 
     shapes = MOE_SHAPES[1:] if quick else MOE_SHAPES
     gen = torch.Generator().manual_seed(0)
@@ -458,7 +446,7 @@ def run_grouped(reps, quick=False, uniform_variants=False):
             offs_list = [sum(counts[:g + 1]) for g in range(G)]
             row = dict(kind="grouped_moe", variant=split, shape=f"G{G} M{M} N{N} K{K}",
                        G=G, M=M, N=N, K=K, flops=2 * T * N * K)
-            try:
+            with row_result(row):
                 k = gg.build_grouped_gemm(T, N, K, G)
                 n = input_sets((T * K + G * N * K) * 2, max_sets=4)
                 offs = torch.tensor(offs_list, dtype=torch.int32, device="cuda")
@@ -490,10 +478,6 @@ def run_grouped(reps, quick=False, uniform_variants=False):
                     [lambda i=i: _moe_loop(a[i], b[i], offs_list) for i in range(n)],
                     max(5, reps // 4)) / 1e9
                 del a, b
-            except Exception as e:  # noqa: BLE001
-                row["error"] = f"{type(e).__name__}: {e}"[:500]
-            torch.cuda.empty_cache()
-            print("RESULT " + json.dumps(row), flush=True)
 
 
 def _moe_loop(a, b, offs_list):

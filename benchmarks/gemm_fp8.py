@@ -40,7 +40,6 @@ usage: gemm_fp8.py [--out DIR] [--schemes "tensor;row;block:cluster=2;grouped"] 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -49,8 +48,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path[:0] = [os.path.join(ROOT, "python"), ROOT, os.path.dirname(os.path.abspath(__file__))]
 
-from harness import (bar_chart, fmt, input_sets, run_child, time_calls, time_pair,  # noqa: E402
-                     write_results)
+from harness import (bar_chart, fmt, input_sets, row_result, run_child, time_calls,  # noqa: E402
+                     time_pair, write_results)
 
 SHAPES = {   # name -> (M, N, K)
     "4096^3": (4096, 4096, 4096),
@@ -141,7 +140,7 @@ def run_scheme(spec, names, reps):
     for name in names:
         M, N, K = SHAPES[name]
         row = dict(scheme=spec, shape=name, M=M, N=N, K=K, flops=2 * M * N * K)
-        try:
+        with row_result(row, rows):
             t0 = time.time()
             k = (gemm_fp8.build_gemm_fp8(M, N, K, scaling=scheme, **options) if options
                  else gemm_fp8_kernel(M, N, K, scheme, False))
@@ -208,11 +207,6 @@ def run_scheme(spec, names, reps):
                 row["ratio_blocks"] = row["ours_tflops"] / row["ref_tflops"]
                 *_, row["ratio"] = time_pair(ours, theirs, 4 * reps)
             del sets, a8, w8, sa, sb, a, w
-        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        rows.append(row)
-        print("RESULT " + json.dumps(row), flush=True)
     return rows
 
 
@@ -294,7 +288,7 @@ def run_grouped(names, reps):
         G, per, N, K = GROUPED_SHAPES[name]
         T = G * per
         row = dict(scheme="grouped", shape=name, M=T, N=N, K=K, G=G, flops=2 * T * N * K)
-        try:
+        with row_result(row, rows):
             t0 = time.time()
             k = gemm_fp8.build_grouped_gemm_fp8(T, N, K, G)
             k.module()
@@ -340,11 +334,6 @@ def run_grouped(names, reps):
                 row["grouped_row_tflops"] = row["flops"] / time_calls(
                     [lambda s=s: grouped_row(s) for s in sets], reps) / 1e9
             del sets, s0, outs
-        except Exception as e:  # noqa: BLE001 -- report and go on with the next shape
-            row["error"] = f"{type(e).__name__}: {e}"[:500]
-        torch.cuda.empty_cache()
-        rows.append(row)
-        print("RESULT " + json.dumps(row), flush=True)
     return rows
 
 

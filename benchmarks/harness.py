@@ -1,7 +1,9 @@
 """What the benchmarks share: CUDA-event timing, rotating input sets past
-L2, running each configuration in a child process with a time limit."""
+L2, running each configuration in a child process with a time limit, and
+the bracket of one result row."""
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import statistics
@@ -68,6 +70,23 @@ def add_attention_shape_args(parser, reps):
     parser.add_argument("--dims", default="64,128")
     parser.add_argument("--causal", default="both", choices=("both", "yes", "no"))
     parser.add_argument("--reps", type=int, default=reps)
+
+
+@contextlib.contextmanager
+def row_result(row, rows=None):
+    """The bracket of one benchmark row's work: an exception in it becomes
+    the row's "error" (the run goes on with the next row); then the CUDA
+    cache is emptied, the row appended to `rows` (if given) and printed as
+    a RESULT line (what a parent process collects)."""
+    try:
+        yield row
+    except Exception as e:  # noqa: BLE001 -- report and go on with the next row
+        row["error"] = f"{type(e).__name__}: {e}"[:500]
+    import torch
+    torch.cuda.empty_cache()
+    if rows is not None:
+        rows.append(row)
+    print("RESULT " + json.dumps(row), flush=True)
 
 
 def input_sets(nbytes_per_set, max_sets=8):

@@ -1,5 +1,6 @@
-"""benchmarks/harness.time_pair without a GPU: CUDA events replaced by a
-clock that each call advances, so the pairing and the ratios are checked."""
+"""benchmarks/harness without a GPU: time_pair with CUDA events replaced
+by a clock that each call advances, so the pairing and the ratios are
+checked; row_result's bracket of a row (error recorded, run goes on)."""
 import os
 import sys
 import types
@@ -55,3 +56,24 @@ def test_time_pair_alternates_and_takes_the_median_of_per_pair_ratios(monkeypatc
     assert timed == ["a", "b"] * 20                     # call by call, in turn
     assert abs(ratio - 1.5) < 0.02
     assert a_ms < b_ms
+
+
+def test_row_result_records_an_error_and_goes_on(monkeypatch, capsys):
+    import json
+
+    import torch
+    emptied = []
+    monkeypatch.setattr(torch, "cuda", types.SimpleNamespace(
+        empty_cache=lambda: emptied.append(1)))
+    rows = []
+    for i in range(2):
+        row = dict(i=i)
+        with harness.row_result(row, rows):
+            if i == 0:
+                raise RuntimeError("no kernel for this shape")
+            row["ok"] = True
+    assert rows == [{"i": 0, "error": "RuntimeError: no kernel for this shape"},
+                    {"i": 1, "ok": True}]
+    assert len(emptied) == 2
+    printed = [json.loads(line[len("RESULT "):]) for line in capsys.readouterr().out.splitlines()]
+    assert printed == rows
