@@ -89,14 +89,19 @@ def padded_shape(M, N, K):
     return max(_round_up(N, 8), 64), max(_round_up(K, 8), 64)
 
 
+def check_operand_shapes(a_shape, b_shape, fail):
+    """a (..., K) and b (K, N), or fail(message)."""
+    if len(a_shape) < 1 or len(b_shape) != 2:
+        fail(f"a must be (..., K) and b (K, N); got a {tuple(a_shape)}, b {tuple(b_shape)}")
+    if a_shape[-1] != b_shape[0]:
+        fail(f"a's last dimension ({a_shape[-1]}) must equal b's first ({b_shape[0]}); "
+             f"got a {tuple(a_shape)}, b {tuple(b_shape)}")
+
+
 def check_args(a_shape, b_shape, a_dtype, b_dtype, bias, residual, activation, out_dtype,
                is_bf16, is_f32, is_e4m3=lambda d: False, out_scale=None):
     """Shapes and dtypes (framework-neutral): a clear MatmulError."""
-    if len(a_shape) < 1 or len(b_shape) != 2:
-        _fail(f"a must be (..., K) and b (K, N); got a {tuple(a_shape)}, b {tuple(b_shape)}")
-    if a_shape[-1] != b_shape[0]:
-        _fail(f"a's last dimension ({a_shape[-1]}) must equal b's first ({b_shape[0]}); "
-              f"got a {tuple(a_shape)}, b {tuple(b_shape)}")
+    check_operand_shapes(a_shape, b_shape, _fail)
     if not is_bf16(a_dtype) or not is_bf16(b_dtype):
         _fail(f"a and b must be bfloat16; got {a_dtype} and {b_dtype}")
     N = b_shape[1]

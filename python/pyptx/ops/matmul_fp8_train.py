@@ -47,7 +47,7 @@ import sys
 from types import SimpleNamespace
 
 from ..pipeline.fp8_gemm import BK, BLOCK, SCALINGS, cdiv
-from .matmul import MatmulError, _caller
+from .matmul import MatmulError, _caller, check_operand_shapes
 from .matmul_fp8 import gemm_fp8_kernel
 
 E4M3_MAX = 448.0
@@ -150,11 +150,7 @@ def product(x, y, scaling, out_f32):
 
 def check_args(a_shape, b_shape, a_dtype, b_dtype, scaling, out_dtype, is_float):
     """Shapes, dtypes and the scheme (framework-neutral): a clear MatmulError."""
-    if len(a_shape) < 1 or len(b_shape) != 2:
-        _fail(f"a must be (..., K) and b (K, N); got a {tuple(a_shape)}, b {tuple(b_shape)}")
-    if a_shape[-1] != b_shape[0]:
-        _fail(f"a's last dimension ({a_shape[-1]}) must equal b's first ({b_shape[0]}); "
-              f"got a {tuple(a_shape)}, b {tuple(b_shape)}")
+    check_operand_shapes(a_shape, b_shape, _fail)
     if not is_float(a_dtype) or not is_float(b_dtype):
         _fail(f"a and b must be bfloat16 or float32 (they are quantised to e4m3 here); "
               f"got {a_dtype} and {b_dtype}")
