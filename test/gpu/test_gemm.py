@@ -244,6 +244,10 @@ SANITIZE_CASES = {
                                          act="silu")),
     "pingpong-f32": (384, 256, 200, dict(schedule="pingpong", bn=128, num_sms=2, bias=True,
                                          out_dtype=f32)),
+    # bias + residual preloaded into the accumulator, tails, several tiles per CTA
+    "preloaded-bias-residual": (300, 520, 200, dict(bias=True, res=True, num_sms=2)),
+    "pingpong-preloaded": (300, 520, 200, dict(schedule="pingpong", bn=128, num_sms=2,
+                                               bias=True, res=True)),
 }
 
 

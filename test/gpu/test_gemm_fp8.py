@@ -79,6 +79,15 @@ def test_block_promotion_orders(K, chunk):
     run(256, 384, K, "block", promotion_chunk=chunk)
 
 
+@pytest.mark.parametrize("M,N,K,kw", [(256, 1152, 512, {}), (1000, 1000, 1008, {}),
+                                      (512, 768, 384, dict(cluster=2))])
+def test_192_column_block_scaled_tiles(M, N, K, kw):
+    """Tiles of 192 columns: their 64-column segments start on and off the
+    128-column B blocks (tiles at 0, 192, 384, ...), the last tile passes N."""
+    _, k = run(M, N, K, "block", bn=192, promotion_chunk=1, **kw)
+    assert k.config.bn == 192
+
+
 def test_block_scales_vary_along_k():
     """Each 128 of K has its own scales: A's scales of one k block times 16
     change C as the reference says (and by far more than the tolerance)."""

@@ -78,6 +78,9 @@ EPILOGUES = [
     (512, 1024, 256, False, "silu", True, False),
     (300, 520, 200, True, "silu", True, True),
     (777, 640, 320, False, None, True, True),
+    # no activation: bias + residual preloaded into the accumulator
+    (1000, 1000, 1008, True, None, True, False),
+    (4096, 4096, 1024, True, None, False, False),
 ]
 
 

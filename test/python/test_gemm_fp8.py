@@ -24,6 +24,8 @@ CONFIGS = [
     ((1, 256, 128), dict(scaling="tensor")),
     ((200, 392, 384), dict(scaling="block", out_dtype=f32)),
     ((384, 520, 256), dict(scaling="row", bn=256)),
+    ((8192, 8192, 8192), dict(scaling="block", bn=192, promotion_chunk=1)),
+    ((1000, 1000, 1008), dict(scaling="block", bn=192, promotion_chunk=1)),   # tails
 ]
 
 
@@ -83,6 +85,19 @@ def test_block_scales_promote_every_k_tile():
     assert _count(text, "ld.global.f32") == 3    # sa of its two rows, sb
 
 
+def test_192_column_block_tiles_scale_each_64_column_segment():
+    """bn 192 (promotion_chunk 1): three 64-column segments, each inside one
+    B block whatever the tile's start, each with its own B scale (clamped
+    to the last block where the last tile passes N); 96 fma a k tile."""
+    k = g8.build_gemm_fp8(1024, 1000, 1024, scaling="block", bn=192, promotion_chunk=1)
+    text = k.ptx()
+    assert k.config.epi_cols == 64 and k.config.bn == 192
+    assert _count(text, "fma.rn.f32") == 96
+    assert _count(text, "ld.global.f32") == 2 + 3          # sa of two rows, sb of 3 segments
+    assert _count(text, "min.u32") == 3                    # the segments' blocks, clamped
+    assert _wgmma_scale_d(text) == ["0", "1", "1", "1"]
+
+
 @pytest.mark.parametrize("K,issues,waits", [(128, 1, 0), (384, 3, 2), (1024, 8, 7),
                                             (2176, 9, 7)])
 def test_overlapped_promotion_alternates_two_partials(K, issues, waits):
@@ -119,7 +134,8 @@ def test_row_scales_guard_partial_tiles():
     (128, 100, 128, {}, "N of 8"),
     (128, 128, 64, {}, "at least 128"),
     (128, 128, 128, dict(scaling="blocks"), "scaling must be"),
-    (512, 512, 512, dict(scaling="block", bn=256), "128 with block"),
+    (512, 512, 512, dict(scaling="block", bn=256), "with block scales 128"),
+    (512, 512, 512, dict(scaling="block", bn=192), "192 with promotion_chunk 1"),
     (128, 512, 512, dict(cluster=2), "cluster must be"),
     (512, 512, 512, dict(cluster=4), "cluster must be"),
 ])

@@ -226,6 +226,32 @@ def test_fused_epilogue_instructions():
     assert len(prefetch) == 1 and "R_tmap" in text
 
 
+@pytest.mark.parametrize("schedule,bn", [("cooperative", 256), ("pingpong", 128)])
+def test_a_linear_epilogue_is_preloaded_into_the_accumulator(schedule, bn):
+    """bias + residual without an activation: loaded into the accumulator
+    before the main loop (every load ahead of the first wgmma, every wgmma
+    accumulating, scale-d 1), nothing left after it; with an activation
+    the loads stay after the main loop and a tile's first wgmma zeroes."""
+    def wgmma_scale_d(text):
+        return [ln.rstrip(";").split(",")[-5].strip() for ln in lines(text, "wgmma.mma_async")]
+
+    def first(text, what):
+        return next(i for i, ln in enumerate(text.splitlines()) if what in ln)
+    kw = dict(schedule=schedule, bn=bn)
+    text = gemm.build_gemm(1000, 1000, 1008, bias=True, residual=True, **kw).ptx()
+    loads = lines(text, "ld.global.b32")
+    assert len(loads) == (bn // 8) * (1 + 2) * (2 if schedule == "pingpong" else 1)
+    assert first(text, "ld.global.b32") < first(text, "wgmma.mma_async")
+    assert set(wgmma_scale_d(text)) == {"1"}
+    # per accumulator register a mov of the bias and an add of the residual:
+    # 128 registers a thread either way (64 x 256 or two 64 x 128 halves)
+    assert len(lines(text, "mov.f32")) == len(lines(text, "add.f32")) == 128
+    act = gemm.build_gemm(1000, 1000, 1008, bias=True, residual=True, activation="gelu",
+                          **kw).ptx()
+    assert first(act, "ld.global.b32") > first(act, "wgmma.mma_async")
+    assert "0" in wgmma_scale_d(act)
+
+
 def test_e4m3_output_scales_counts_and_stores_bytes():
     """out_dtype e4m3: per 64 x 256 fragment 128 abs + max.NaN + mul (the
     scale's reciprocal), 64 saturating e4m3x2 conversions and 2-byte

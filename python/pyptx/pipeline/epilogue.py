@@ -93,7 +93,14 @@ class FusedEpilogue:
     tiles. bf16 pairs are loaded as one b32 and widened by shifts (a bf16
     is the high half of an f32); the activations use ``tanh.approx.f32``
     (GELU: 0.5 x (1 + tanh(k (x + 0.044715 x^3))); SiLU: x sigmoid(x) =
-    0.5 x (1 + tanh(x / 2)))."""
+    0.5 x (1 + tanh(x / 2))).
+
+    Without an activation the sum is linear: preload(acc, ...) writes bias +
+    residual into the accumulator before the main loop (whose first wgmma
+    then accumulates onto it, scale-d 1), and apply() has nothing left to
+    do. That moves the loads off the tile's tail, where nothing hides them
+    in a single wave, to its start, where they overlap the ring filling
+    (cooperative) or the other warpgroup's main loop (ping-pong)."""
 
     def __init__(self, *, bias=None, activation=None, residual=None, ldr=0,
                  row_limit=None, col_limit=None):
@@ -109,6 +116,11 @@ class FusedEpilogue:
 
     def __bool__(self):
         return self.bias is not None or self.residual is not None or bool(self.activation)
+
+    @property
+    def preloads(self) -> bool:
+        """Whether preload() takes the whole epilogue (no activation)."""
+        return not self.activation and (self.bias is not None or self.residual is not None)
 
     def _load_pair(self, where, guard):
         """The bf16 pair at `where` into self.lo / self.hi (0 when guarded off)."""
@@ -135,28 +147,53 @@ class FusedEpilogue:
             ptx.inst.tanh.approx.f32(t, x)
         ptx.inst.fma.rn.f32(x, x, t, x)                      # 0.5x (1 + tanh)
 
-    def apply(self, acc, n, row0, col0, frag):
-        """The fragment of columns col0.. (n of them) and rows row0.."""
+    def _set_pair(self, acc, i):
+        ptx.inst.mov.f32(acc[i], self.lo)
+        ptx.inst.mov.f32(acc[i + 1], self.hi)
+
+    def _add_bias(self, acc, n, col0, col, combine):
+        pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
+        for j in range(n // 8):
+            self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
+            combine(acc, 4 * j)
+            combine(acc, 4 * j + 2)
+
+    def _add_residual(self, acc, n, row0, col0, frag, combine):
         row, col = frag
         guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit)
+        offset = reg.from_((row0 + row) * self.ldr + (col0 + col), u32)
+        pres = self.residual + reg.from_(offset, u64) * 2
+        for j in range(n // 8):
+            for half in range(2):
+                self._load_pair(ptx.addr(pres, 2 * (8 * half * self.ldr + 8 * j)),
+                                guards[j][half])
+                combine(acc, 4 * j + 2 * half)
+
+    def preload(self, acc, n, row0, col0, frag):
+        """acc = bias + residual for the fragment (only when self.preloads):
+        the main loop's first wgmma must then accumulate (scale-d 1). Rows
+        and columns past the limits start at 0."""
+        assert self.preloads
+        row, col = frag
         if self.bias is not None:
-            pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
-            for j in range(n // 8):
-                self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
-                self._add_pair(acc, 4 * j)
-                ptx.inst.add.f32(acc[4 * j + 2], acc[4 * j + 2], self.lo)
-                ptx.inst.add.f32(acc[4 * j + 3], acc[4 * j + 3], self.hi)
+            self._add_bias(acc, n, col0, col, self._set_pair)
+        if self.residual is not None:
+            combine = self._add_pair if self.bias is not None else self._set_pair
+            self._add_residual(acc, n, row0, col0, frag, combine)
+
+    def apply(self, acc, n, row0, col0, frag):
+        """The fragment of columns col0.. (n of them) and rows row0..
+        (nothing when preload() has done it)."""
+        if self.preloads:
+            return
+        row, col = frag
+        if self.bias is not None:
+            self._add_bias(acc, n, col0, col, self._add_pair)
         if self.activation:
             for i in range(n // 2):
                 self._activate(acc[i])
         if self.residual is not None:
-            offset = reg.from_((row0 + row) * self.ldr + (col0 + col), u32)
-            pres = self.residual + reg.from_(offset, u64) * 2
-            for j in range(n // 8):
-                for half in range(2):
-                    self._load_pair(ptx.addr(pres, 2 * (8 * half * self.ldr + 8 * j)),
-                                    guards[j][half])
-                    self._add_pair(acc, 4 * j + 2 * half)
+            self._add_residual(acc, n, row0, col0, frag, self._add_pair)
 
     def _col_guard(self, col0, col, j):
         if self.col_limit is None:

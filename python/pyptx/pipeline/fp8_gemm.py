@@ -113,7 +113,7 @@ def plan_gemm_fp8(M: int, N: int, K: int, scaling: str = "tensor",
 
 
 def _config(M, N, K, *, bn, cluster, stages, epilogue, out_dtype, extra_smem=0):
-    epi_cols = min(bn, 128)
+    epi_cols = min(bn, 128) if bn % 128 == 0 else 64
     epi_bytes = 2 * WG_M * epi_cols * 2 if epilogue == "tma" else 0
     if stages is None:
         stage = (BM + bn) * BK
@@ -152,9 +152,11 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
     plan = plan_gemm_fp8(M, N, K, scaling, num_sms)
     bn = plan["bn"] if bn is None else bn
     cluster = plan["cluster"] if cluster is None else cluster
-    if bn not in (128, 256) or (scaling == "block" and bn != BLOCK):
-        raise ValueError(f"fp8 gemm: bn must be 128 or 256 (128 with block scales), "
-                         f"not {bn!r}")
+    block_widths = (BLOCK,) if promotion_chunk > 1 else (BLOCK, 192)
+    if (scaling != "block" and bn not in (128, 256)) or \
+            (scaling == "block" and bn not in block_widths):
+        raise ValueError(f"fp8 gemm: bn must be 128 or 256 (with block scales 128, or 192 "
+                         f"with promotion_chunk 1), not {bn!r}")
     if cluster not in (1, 2) or (cluster == 2 and (M < 2 * BM or N < bn)):
         raise ValueError(f"fp8 gemm: cluster must be 1, or 2 with M >= {2 * BM} and "
                          f"N >= bn={bn}; got {cluster!r} (M={M} N={N})")
@@ -195,7 +197,8 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
         if scaling == "block":
             consumer_class = functools.partial(
                 BlockScaledConsumer, chunk=promotion_chunk,
-                scales=BlockScales(p_sa, p_sb, k_blocks(K), last_row=last_row))
+                scales=BlockScales(p_sa, p_sb, k_blocks(K), last_row=last_row,
+                                   last_block=cdiv(N, BLOCK) - 1 if N % bn else None))
         elif scaling == "row":
             epilogue_scales = RowScales(p_sa, p_sb, last_row=last_row, col_limit=col_limit)
         else:

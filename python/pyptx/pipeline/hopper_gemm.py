@@ -268,13 +268,20 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         fused_parts = {}
         p_scale, p_amax = ptx.global_ptrs(OutScale, Amax) if fp8_out else (None, None)
 
+        def fused_epilogue():
+            # one per kernel, made inside the consumers' role (its registers)
+            if "epi" not in fused_parts:
+                fused_parts["epi"] = FusedEpilogue(
+                    bias=p_bias, activation=activation, residual=p_res, ldr=N,
+                    row_limit=M if row_tail else None, col_limit=N if col_tail else None)
+            return fused_parts["epi"]
+
+        def preload(consumer, tile, row0, frag):
+            fused_epilogue().preload(consumer.acc, bn, row0, tile.c_col, frag)
+
         def store(consumer, tile, row0, frag, tma_out):
             if fused:
-                if "epi" not in fused_parts:
-                    fused_parts["epi"] = FusedEpilogue(
-                        bias=p_bias, activation=activation, residual=p_res, ldr=N,
-                        row_limit=M if row_tail else None, col_limit=N if col_tail else None)
-                fused_parts["epi"].apply(consumer.acc, bn, row0, tile.c_col, frag)
+                fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
             if fp8_out:
                 if "fp8" not in fused_parts:
                     fused_parts["fp8"] = Fp8Output(
@@ -298,7 +305,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
                   prefetch=prefetch, c_stripes=c_stripes,
-                  before_load=prefetch_residual if residual else None)
+                  before_load=prefetch_residual if residual else None,
+                  preload=preload if fused and activation is None else None)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors, the optional

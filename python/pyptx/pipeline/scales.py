@@ -102,11 +102,13 @@ class RowScales:
 class BlockScales:
     """Where a block-scaled kernel finds its scales: p_sa, A's (M, k_blocks)
     f32 row-major; p_sb, B's (ceil(N / 128), k_blocks); last_row: M - 1 when
-    the last row tile passes M (rows past it read row M - 1's scales)."""
+    the last row tile passes M (rows past it read row M - 1's scales);
+    last_block: ceil(N / 128) - 1 when a tile's columns can pass the last
+    B block (columns past it read its scale; they are not stored)."""
 
-    def __init__(self, p_sa, p_sb, k_blocks: int, *, last_row=None):
+    def __init__(self, p_sa, p_sb, k_blocks: int, *, last_row=None, last_block=None):
         self.p_sa, self.p_sb, self.k_blocks = p_sa, p_sb, k_blocks
-        self.last_row = last_row
+        self.last_row, self.last_block = last_row, last_block
 
 
 class BlockScaledConsumer(WgmmaConsumer):
@@ -127,15 +129,22 @@ class BlockScaledConsumer(WgmmaConsumer):
     that carries one, warning C7514). chunk=1: one partial, every k tile
     waited for before its promotion (DeepGEMM's order). The tile must be
     128 columns wide at a multiple of 128 (one B block); a GemmTile's b_row
-    is its first row of B, a_row its first of A."""
+    is its first row of B, a_row its first of A.
+
+    The tile is 128 columns wide (one B block), or 64 or 192 with chunk 1
+    (the accumulator and one partial are what the registers hold): its
+    columns are then 64-column segments, each inside one B block (tiles
+    start at multiples of 64), each with its own B scale."""
 
     def __init__(self, cfg, tiles, barriers, consumer, lane128, *, scales: BlockScales,
                  chunk: int = 8):
-        if cfg.bk != BLOCK or cfg.bn != BLOCK:
-            raise ValueError(f"block-scaled wgmma: k tiles and the tile's columns must be "
-                             f"{BLOCK} wide (one scale block); got bk={cfg.bk} bn={cfg.bn}")
         if not isinstance(chunk, int) or chunk < 1:
             raise ValueError(f"block-scaled wgmma: chunk must be a positive int, not {chunk!r}")
+        widths = (BLOCK,) if chunk > 1 else (64, BLOCK, 192)
+        if cfg.bk != BLOCK or cfg.bn not in widths:
+            raise ValueError(f"block-scaled wgmma: k tiles must be {BLOCK} wide (one scale "
+                             f"block) and tiles {' or '.join(map(str, widths))} columns with "
+                             f"chunk {chunk}; got bk={cfg.bk} bn={cfg.bn}")
         super().__init__(cfg, tiles, barriers, consumer, lane128)
         self.scales, self.consumer, self.chunk = scales, consumer, chunk
         self.partials = [reg.wgmma_frag(m=WG_M, n=cfg.bn, dtype=f32)
@@ -143,18 +152,22 @@ class BlockScaledConsumer(WgmmaConsumer):
         lane = lane128 & 31
         self.row = ((lane128 >> 5) << 4) + (lane >> 2)
         self.sa = [reg.scalar(f32), reg.scalar(f32)]
-        self.sb = reg.scalar(f32)
-        self.s = [reg.scalar(f32), reg.scalar(f32)]
+        # one B scale per block a tile can touch: a 128-column tile at a
+        # multiple of 128 one, otherwise one per 64-column segment
+        self.seg_cols = BLOCK if cfg.bn % BLOCK == 0 else 64
+        self.sb = [reg.scalar(f32) for _ in range(cfg.bn // self.seg_cols)]
+        self.s = [[reg.scalar(f32) for _ in self.sb] for _ in range(2)]
 
     def _pointers(self, tile):
         """The u64 addresses of the k-block-0 scales of the thread's rows and
-        of the tile's B block."""
+        of the B block of each of the tile's segments."""
         sc = self.scales
         grow = tile.a_row + self.consumer * WG_M + self.row
         stride = 4 * sc.k_blocks
         pa = [_row_pointer(sc.p_sa, _clamped(r, sc.last_row), stride)
               for r in (grow, grow + 8)]
-        pb = _row_pointer(sc.p_sb, tile.b_row >> 7, stride)
+        cols = [tile.b_row] + [tile.b_row + self.seg_cols * i for i in range(1, len(self.sb))]
+        pb = [_row_pointer(sc.p_sb, _clamped(c >> 7, sc.last_block), stride) for c in cols]
         return pa, pb
 
     def _issue(self, partial):
@@ -163,17 +176,19 @@ class BlockScaledConsumer(WgmmaConsumer):
         return self._k_tile(first=True)
 
     def _load_scales(self, pa, pb):
-        for x, p in zip(self.sa, pa):
+        for x, p in zip(self.sa + self.sb, pa + pb):
             ptx.inst.ld.global_.f32(x, ptx.addr(p))
-        ptx.inst.ld.global_.f32(self.sb, ptx.addr(pb))
-        for p in pa + [pb]:
+        for p in pa + pb:
             ptx.inst.add.u64(p, p, 4)                     # the next k block's scales
 
     def _promote(self, partial):
-        for s, a in zip(self.s, self.sa):
-            ptx.inst.mul.f32(s, a, self.sb)
-        for i in range(self.cfg.bn // 2):                 # acc[4j + 2h + c]: row h
-            ptx.inst.fma.rn.f32(self.acc[i], partial[i], self.s[(i >> 1) & 1], self.acc[i])
+        for s_row, a in zip(self.s, self.sa):
+            for s, b in zip(s_row, self.sb):
+                ptx.inst.mul.f32(s, a, b)
+        groups = self.seg_cols // 8                       # 8-column groups per segment
+        for i in range(self.cfg.bn // 2):                 # acc[4j + 2h + c]: group j, row h
+            s = self.s[(i >> 1) & 1][(i >> 2) // groups]
+            ptx.inst.fma.rn.f32(self.acc[i], partial[i], s, self.acc[i])
 
     def _run(self, count, pa, pb):
         """`count` k tiles, each promoted while the next one's wgmmas run;

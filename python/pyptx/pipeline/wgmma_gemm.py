@@ -216,6 +216,9 @@ class WgmmaConsumer:
         # one k16 step: 32 bytes along a K-major line, 16 lines of an MN-major tile
         self.b_step = 32 if cfg.b_major == "K" else 16 * self.b_layout.line_bytes
         self.signal = lane128 < cfg.cluster      # threads that free a stage
+        # True: the accumulator holds a start value (run_roles' preload), so
+        # the first wgmma of a tile accumulates onto it instead of zeroing
+        self.preloaded = False
 
     @staticmethod
     def _a_base(tiles, consumer):
@@ -238,11 +241,16 @@ class WgmmaConsumer:
             ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
                                 dtype_a=cfg.ab_dtype, dtype_b=cfg.ab_dtype, d=self.mma_acc,
                                 a=a, b=b,
-                                scale_d=not (first and j == 0),
+                                scale_d=self._scale_d(first, j),
                                 trans_b=0 if cfg.b_major == "K" else 1,
                                 a_k_offset=32 * j, b_k_offset=self.b_step * j)
         ptx.wgmma.commit_group()
         return stage
+
+    def _scale_d(self, first, j):
+        """wgmma's scale-d: 0 (D = A B) only for a tile's first wgmma, and
+        not when the accumulator was preloaded."""
+        return not (first and j == 0 and not self.preloaded)
 
     def _release(self, stage):
         """Frees `stage` in every CTA of the cluster: lane i of the warpgroup
@@ -295,7 +303,7 @@ class PingPongConsumer(WgmmaConsumer):
             for half, acc in enumerate(self.halves):
                 ptx.wgmma.mma_async(shape=(WG_M, cfg.bn, cfg.mma_k), dtype_d=f32,
                                     dtype_a=cfg.ab_dtype, dtype_b=cfg.ab_dtype, d=acc,
-                                    a=a, b=b, scale_d=not (first and j == 0),
+                                    a=a, b=b, scale_d=self._scale_d(first, j),
                                     trans_b=0 if cfg.b_major == "K" else 1,
                                     a_k_offset=half * WG_M * BK * 2 + 32 * j,
                                     b_k_offset=self.b_step * j)
@@ -323,7 +331,7 @@ class PingPongConsumer(WgmmaConsumer):
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
               store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
-              consumer_class=None):
+              consumer_class=None, preload=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -335,7 +343,9 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     c_desc (TmaStoreEpilogue's stripes). before_load(tile): emitted by the
     producer thread before each tile's loads (an L2 prefetch of what the
     tile's epilogue reads, for one). consumer_class: the consumer's class
-    (default WgmmaConsumer; same constructor arguments).
+    (default WgmmaConsumer; same constructor arguments). preload(consumer,
+    tile, row0, frag): writes the start value of consumer.acc (its 64 rows
+    from row0) before each tile's main loop, which then accumulates onto it.
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -365,13 +375,19 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                                    chunk_cols=cfg.epi_cols, stripes=c_stripes) \
             if tiles.sC is not None else None
 
+        consumer.preloaded = preload is not None
         if cfg.pingpong:
+            def half_call(fn):
+                return lambda t, h: fn(consumer, t, t.c_row + WG_M if h else t.c_row, frag)
             run_pingpong_consumers(cfg, consumer, consumer_id, schedule,
                                    lambda t, h: store(consumer, t,
                                                       t.c_row + WG_M if h else t.c_row, frag,
-                                                      tma_out))
+                                                      tma_out),
+                                   preload_half=half_call(preload) if preload else None)
         else:
             def tile(t):
+                if preload is not None:
+                    preload(consumer, t, t.c_row + consumer_id * WG_M, frag)
                 consumer.mainloop(t)
                 store(consumer, t, t.c_row + consumer_id * WG_M, frag, tma_out)
             schedule(tile)
@@ -385,7 +401,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
 PINGPONG_BARRIERS = (3, 4)         # named barriers of the turns (1, 2: the TMA epilogue's)
 
 
-def run_pingpong_consumers(cfg, consumer, consumer_id, schedule, store_half):
+def run_pingpong_consumers(cfg, consumer, consumer_id, schedule, store_half,
+                           preload_half=None):
     """The ping-pong schedule of two PingPongConsumers (CUTLASS's
     KernelTmaWarpSpecializedPingpong): both walk every tile of `schedule`;
     tile i is consumer i % 2's, the other skips its k tiles in the ring.
@@ -398,13 +415,18 @@ def run_pingpong_consumers(cfg, consumer, consumer_id, schedule, store_half):
     waits on stages of a lap whose previous lap has completed, so the
     phase parity cannot alias an older lap. After the last tile the
     consumer whose turn would be next takes it, so that no barrier is left
-    half-arrived."""
+    half-arrived. preload_half(tile, half): like store_half, before the
+    consumer waits for its turn (so it overlaps the other's main loop)."""
     turns = PingPong(consumer_id, ids=PINGPONG_BARRIERS)
     turn = reg.scalar(u32, init=0)          # whose tile comes next
     turns.start()
 
     def tile(t):
         with ptx.if_(turn == consumer_id):
+            if preload_half is not None:
+                for half, acc in enumerate(consumer.halves):
+                    consumer.acc = acc
+                    preload_half(t, half)
             turns.take()
             consumer.issue_all()
             turns.give()
