@@ -32,3 +32,12 @@ if NO_GPU:
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+@pytest.fixture
+def jax_gpu():
+    """The jax module, with a GPU it can see (else the test is skipped)."""
+    jax = pytest.importorskip("jax")
+    if not any(d.platform == "gpu" for d in jax.devices()):
+        pytest.skip("JAX sees no GPU")
+    return jax

@@ -176,11 +176,9 @@ def test_cuda_graph_replay_quantises_the_new_data():
 
 
 @pytest.mark.parametrize("scaling", ["tensor", "block"])
-def test_jax_jit_grad(scaling):
-    jax = pytest.importorskip("jax")
+def test_jax_jit_grad(scaling, jax_gpu):
+    jax = jax_gpu
     import jax.numpy as jnp
-    if not any(d.platform == "gpu" for d in jax.devices()):
-        pytest.skip("JAX sees no GPU")
     M, N, K = 384, 512, 1024
     rng = np.random.default_rng(0)
     a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)

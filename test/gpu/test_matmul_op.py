@@ -208,12 +208,10 @@ def test_e4m3_output_propagates_nan_and_compiles():
         ops.matmul(a.requires_grad_(), w.T, out_dtype=E4M3, out_scale=scale)
 
 
-def test_jax_e4m3_output():
-    jax = pytest.importorskip("jax")
+def test_jax_e4m3_output(jax_gpu):
+    jax = jax_gpu
     import jax.numpy as jnp
     import numpy as np
-    if not any(d.platform == "gpu" for d in jax.devices()):
-        pytest.skip("JAX sees no GPU")
     M, N, K = 300, 512, 256
     rng = np.random.default_rng(1)
     a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)
@@ -228,12 +226,10 @@ def test_jax_e4m3_output():
     assert np.linalg.norm(got - z) / np.linalg.norm(z) < 0.05     # e4m3: 2^-4 per element
 
 
-def test_jax_jit_and_grad():
-    jax = pytest.importorskip("jax")
+def test_jax_jit_and_grad(jax_gpu):
+    jax = jax_gpu
     import jax.numpy as jnp
     import numpy as np
-    if not any(d.platform == "gpu" for d in jax.devices()):
-        pytest.skip("JAX sees no GPU")
     M, N, K = 200, 264, 136
     rng = np.random.default_rng(0)
     a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)

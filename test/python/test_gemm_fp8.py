@@ -135,7 +135,8 @@ def test_row_scales_guard_partial_tiles():
     (128, 128, 64, {}, "at least 128"),
     (128, 128, 128, dict(scaling="blocks"), "scaling must be"),
     (512, 512, 512, dict(scaling="block", bn=256), "with block scales 128"),
-    (512, 512, 512, dict(scaling="block", bn=192), "192 with promotion_chunk 1"),
+    (512, 512, 512, dict(scaling="block", bn=192, promotion_chunk=8),
+     "192 with promotion_chunk 1"),
     (128, 512, 512, dict(cluster=2), "cluster must be"),
     (512, 512, 512, dict(cluster=4), "cluster must be"),
 ])
@@ -153,7 +154,13 @@ def test_grouped_rules():
 
 def test_plan():
     assert plan_gemm_fp8(8192, 8192, 8192, "tensor") == {"bn": 256, "cluster": 2}
-    assert plan_gemm_fp8(8192, 8192, 8192, "block") == {"bn": 128, "cluster": 2}
+    # block scales: the width whose waves cover fewer columns (8192: 32 waves
+    # of 128 columns > 21 of 192; 4096: 8 x 128 < 6 x 192)
+    assert plan_gemm_fp8(8192, 8192, 8192, "block") == {"bn": 192, "cluster": 2,
+                                                         "promotion_chunk": 1}
+    assert plan_gemm_fp8(4096, 4096, 4096, "block") == {"bn": 128, "cluster": 2,
+                                                         "promotion_chunk": 8}
+    assert g8.build_gemm_fp8(8192, 8192, 8192, scaling="block").config.bn == 192
     assert plan_gemm_fp8(1000, 1000, 1008, "row")["cluster"] == 1
     assert plan_gemm_fp8(128, 4096, 4096, "tensor")["bn"] == 128
 

@@ -15,7 +15,9 @@ Scalings (pipeline.scales):
   partial product is promoted into the f32 accumulator with its scales
   (BlockScaledConsumer). The accumulator and two partials (64 x bn f32
   fragments each) fit the consumers' registers only with 128-column
-  tiles, so block-scaled tiles are 128 x 128.
+  tiles, so block-scaled tiles are 128 x 128, or 128 x 192 with one
+  partial (promotion_chunk 1: each k tile waited for before its
+  promotion) and a B scale per 64-column segment.
 
 Shapes: any M; N a multiple of 8 and K a multiple of 16 (16-byte rows for
 TMA), K >= 128 (one swizzled row per box). TMA zero-fills loads past the
@@ -57,6 +59,7 @@ SMEM_LIMIT = 227 * 1024
 BK = 128                           # K elements (bytes) per k tile
 SCALINGS = ("tensor", "row", "block")
 MAX_EXPERTS = THREADS              # one thread per expert builds the schedule
+PROMOTION_CHUNK = 8                # k tiles per run of overlapped promotion (block scales)
 
 
 def cdiv(a: int, b: int) -> int:
@@ -95,21 +98,30 @@ def check_shape(M, N, K, scaling="tensor"):
 @functools.lru_cache(maxsize=None)
 def plan_gemm_fp8(M: int, N: int, K: int, scaling: str = "tensor",
                   num_sms: int = NUM_SMS) -> dict:
-    """build_gemm_fp8 keywords for a shape (cached): 128-column tiles for
-    block scales (registers) and where 256-column ones would not fill half
-    the SMs or 128-column ones finish in fewer waves (as the bf16 plan:
-    a wave of 128-column tiles costs about 0.55 of a 256-column wave), else
-    256; a 2-CTA cluster (B multicast) when M is whole cluster rows and
-    there are more than two waves of tiles."""
-    tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in (256, 128)}
+    """build_gemm_fp8 keywords for a shape (cached). Per-tensor and
+    row-wise: 128-column tiles where 256-column ones would not fill half
+    the SMs or 128-column ones finish in fewer waves (as the bf16 plan: a
+    wave of 128-column tiles costs about 0.55 of a 256-column wave), else
+    256. Block scales (the registers allow 128, or 192 with promotion_chunk
+    1): the width whose waves cover the fewer columns (waves x bn; measured
+    on an H100 a 192-column tile costs 1.5 128-column ones: 8192^3, 32 waves
+    of 128 against 21 of 192, ran 1224 against 1255 TFLOP/s; 4096^3, 8
+    against 6, 1140 against 1058), 128 on a tie. A 2-CTA cluster (B
+    multicast) when M is whole cluster rows and there are more than two
+    waves of tiles."""
+    widths = (128, 192) if scaling == "block" else (256, 128)
+    tiles = {b: cdiv(M, BM) * cdiv(N, b) for b in widths}
     waves = {b: cdiv(t, num_sms) for b, t in tiles.items()}
-    if scaling == "block" or N <= 128 or tiles[256] <= num_sms // 2 \
-            or 1.1 * waves[128] < 2 * waves[256]:
+    plan = {}
+    if scaling == "block":
+        bn = 192 if N > 128 and waves[192] * 192 < waves[128] * 128 else 128
+        plan["promotion_chunk"] = 1 if bn == 192 else PROMOTION_CHUNK
+    elif N <= 128 or tiles[256] <= num_sms // 2 or 1.1 * waves[128] < 2 * waves[256]:
         bn = 128
     else:
         bn = 256
     cluster = 2 if M % (2 * BM) == 0 and tiles[bn] > 2 * num_sms and N >= bn else 1
-    return {"bn": bn, "cluster": cluster}
+    return {"bn": bn, "cluster": cluster, **plan}
 
 
 def _config(M, N, K, *, bn, cluster, stages, epilogue, out_dtype, extra_smem=0):
@@ -136,22 +148,27 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
                    bn: int | None = None, cluster: int | None = None,
                    stages: int | None = None, epilogue: str | None = None,
                    group_m: int = GROUP_M, l2_promotion: str = "256B",
-                   promotion_chunk: int = 8, num_sms: int = NUM_SMS, arch: str = ARCH):
+                   promotion_chunk: int | None = None, num_sms: int = NUM_SMS,
+                   arch: str = ARCH):
     """The kernel gemm(A, B, SA, SB) -> C for e4m3 A (M, K), B (N, K), f32
     scales of `scaling`'s shapes (scale_shapes) and C (M, N) out_dtype
-    (bf16 or f32). bn (128 or 256; 128 for block scales), cluster (1 or 2
+    (bf16 or f32). bn (128 or 256; for block scales 128, or 192 with
+    promotion_chunk 1), cluster (1 or 2
     CTAs along M sharing B by multicast): plan_gemm_fp8's by default.
     stages: the ring depth (as many as fit by default). epilogue: "tma"
     (bf16, N % 64 == 0, M >= 64: the default there) or "direct".
     promotion_chunk (block scales): k tiles per run in which each k tile's
     partial is promoted while the next one's wgmmas run (1: each waited
-    for, DeepGEMM's order; see BlockScaledConsumer)."""
+    for, DeepGEMM's order; see BlockScaledConsumer); by default 8, or 1
+    for 192-column tiles."""
     check_shape(M, N, K, scaling)
     if out_dtype not in (bf16, f32):
         raise ValueError(f"fp8 gemm: out_dtype must be bf16 or f32, not {out_dtype}")
     plan = plan_gemm_fp8(M, N, K, scaling, num_sms)
     bn = plan["bn"] if bn is None else bn
     cluster = plan["cluster"] if cluster is None else cluster
+    if promotion_chunk is None:
+        promotion_chunk = 1 if bn == 192 else PROMOTION_CHUNK
     block_widths = (BLOCK,) if promotion_chunk > 1 else (BLOCK, 192)
     if (scaling != "block" and bn not in (128, 256)) or \
             (scaling == "block" and bn not in block_widths):
@@ -230,7 +247,7 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
 
 def build_grouped_gemm_fp8(T: int, N: int, K: int, G: int, *, out_dtype=bf16,
                            stages: int | None = None, epilogue: str | None = None,
-                           l2_promotion: str = "256B", promotion_chunk: int = 8,
+                           l2_promotion: str = "256B", promotion_chunk: int = PROMOTION_CHUNK,
                            num_sms: int = NUM_SMS, arch: str = ARCH):
     """The kernel grouped(A, B, SA, SB, offs) -> C: the rows offs[g-1]:offs[g]
     of C (T, N) are those rows of A (T, K) @ B_g^T, B_g = B[g*N:(g+1)*N]
