@@ -37,25 +37,48 @@ def time_calls(calls, reps, warmup_calls=10, warmup_s=0.02):
     return statistics.median(s.elapsed_time(e) for s, e in zip(starts, ends))
 
 
+def pair_order(n_a, n_b, pairs):
+    """The calls of time_pair: per pair [("a", i), ("b", j)] in the order
+    they run, i and j indices of the calls (input sets). With as many sets
+    for both (the same inputs), b takes the set half a rotation ahead of
+    a's, and with an even count the two swap places every other pair, so
+    that between two uses of a set as many other sets pass for a as for b
+    (when b ran right after a on the same set, it found that set in L2)."""
+    if n_a != n_b:
+        return [[("a", i % n_a), ("b", i % n_b)] for i in range(pairs)]
+    n = n_a
+    shift = n // 2 if n % 2 == 0 else (n + 1) // 2
+    order = []
+    for i in range(pairs):
+        pair = [("a", i % n), ("b", (i + shift) % n)]
+        order.append(pair[::-1] if n % 2 == 0 and i % 2 else pair)
+    return order
+
+
 def time_pair(calls_a, calls_b, pairs, warmup_calls=4, warmup_s=0.05):
     """(median ms of a, median ms of b, median of the per-pair ratios b/a):
-    a and b alternate call by call, each timed with CUDA events, enqueued
-    behind a sleep kernel; the card's clock, which drifts over a run by more
-    than a few percent, is nearly the same within a pair."""
+    a and b alternate call by call (pair_order: each on a set that the
+    other did not just read), each timed with CUDA events, enqueued behind
+    a sleep kernel; the card's clock, which drifts over a run by more than
+    a few percent, is nearly the same within a pair."""
     import torch
     time_calls(calls_a, 3, warmup_calls, warmup_s)          # warm-up of both
     time_calls(calls_b, 3, warmup_calls, warmup_s)
+    calls = {"a": calls_a, "b": calls_b}
     events = [[torch.cuda.Event(enable_timing=True) for _ in range(3)] for _ in range(pairs)]
+    order = pair_order(len(calls_a), len(calls_b), pairs)
     torch.cuda._sleep(20_000_000)
-    for i, (e0, e1, e2) in enumerate(events):
+    for (e0, e1, e2), pair in zip(events, order):
         e0.record()
-        calls_a[i % len(calls_a)]()
+        calls[pair[0][0]][pair[0][1]]()
         e1.record()
-        calls_b[i % len(calls_b)]()
+        calls[pair[1][0]][pair[1][1]]()
         e2.record()
     torch.cuda.synchronize()
-    a = [e0.elapsed_time(e1) for e0, e1, _ in events]
-    b = [e1.elapsed_time(e2) for _, e1, e2 in events]
+    first = [e0.elapsed_time(e1) for e0, e1, _ in events]
+    second = [e1.elapsed_time(e2) for _, e1, e2 in events]
+    a = [f if pair[0][0] == "a" else s for f, s, pair in zip(first, second, order)]
+    b = [s if pair[0][0] == "a" else f for f, s, pair in zip(first, second, order)]
     return (statistics.median(a), statistics.median(b),
             statistics.median(y / x for x, y in zip(a, b)))
 

@@ -65,6 +65,21 @@ def test_kernel_cache_and_plan():
     assert k4.writes == ("Amax",) and k4.out_specs[0].dtype.name == "e4m3"
 
 
+def test_ping_pong_only_for_an_epilogue_after_the_main_loop():
+    """An activation runs after the main loop: ping-pong overlaps it. A bias
+    or residual alone is preloaded (nothing trails the loop): cooperative;
+    so is an e4m3 output."""
+    def schedule(*call):
+        return mm.call_plan(1024, 4096, 4096, "K", *call)["schedule"]
+    assert schedule(True, "gelu", True, "bf16") == "pingpong"
+    assert schedule(False, "silu", False, "bf16") == "pingpong"
+    assert schedule(True, None, True, "bf16") == "cooperative"
+    assert schedule(False, None, True, "bf16") == "cooperative"
+    assert schedule(True, "gelu", False, "e4m3") == "cooperative"
+    k, _ = mm.gemm_kernel(1024, 4096, 4096, "K", True, None, True, "bf16")
+    assert not k.config.pingpong and k.config.bn == 256
+
+
 @pytest.mark.parametrize("activation", ["gelu", "silu"])
 def test_activation_derivatives(activation):
     z = np.linspace(-6, 6, 241)

@@ -352,8 +352,10 @@ def plan_gemm(M: int, N: int, K: int, b_major: str = "K", num_sms: int = NUM_SMS
       cast (two more kernels) cost about as much again;
     - cluster: build_gemm's default (2 for a K-major B with M % 256 == 0
       and more than 2 waves), 1 with split-K;
-    - schedule: "pingpong" (bn 128) for a fused epilogue (fused=True:
-      bias, activation, residual or an e4m3 output) with a K-major B, K <=
+    - schedule: "pingpong" (bn 128) for an epilogue that runs after the
+      main loop (fused=True: pyptx.ops.matmul asks for it with an
+      activation; a bias or residual alone is preloaded into the
+      accumulator, ops.matmul.call_plan) with a K-major B, K <=
       PINGPONG_MAX_K and more than half the SMs' worth of 256-column tiles,
       where one warpgroup's epilogue runs during the other's main loop;
       else "cooperative". Measured on an H100 (2026-12-06, pairs against
