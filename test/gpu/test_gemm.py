@@ -175,6 +175,21 @@ PINGPONG_CASES = [
 ]
 
 
+RESIDUAL_SMEM_CASES = [
+    # M, N, K, keyword arguments of _dense_case (residual from shared memory)
+    (1000, 1024, 1008, dict(bias=True)),                        # row and k tails
+    (512, 512, 256, dict(num_sms=2)),                           # 4 tiles per CTA
+    (300, 512, 200, dict(act="gelu", bias=True, out_dtype=f32)),
+    (512, 1024, 512, dict(cluster=2, num_sms=4, act="silu")),
+    (200, 576, 136, dict(bn=128, num_sms=3)),                   # a column tile past N
+]
+
+
+@pytest.mark.parametrize("M,N,K,kw", RESIDUAL_SMEM_CASES)
+def test_residual_from_shared_memory(M, N, K, kw):
+    _dense_case(M, N, K, res=True, residual_from="smem", **kw)
+
+
 @pytest.mark.parametrize("M,N,K,kw", PINGPONG_CASES)
 def test_pingpong(M, N, K, kw):
     kw = dict(kw)
@@ -244,6 +259,11 @@ SANITIZE_CASES = {
                                          act="silu")),
     "pingpong-f32": (384, 256, 200, dict(schedule="pingpong", bn=128, num_sms=2, bias=True,
                                          out_dtype=f32)),
+    # the residual from shared memory: tails, several tiles per CTA, 2-CTA cluster
+    "residual-smem": (300, 512, 200, dict(bias=True, res=True, residual_from="smem",
+                                          num_sms=2)),
+    "residual-smem-gelu-2cta": (512, 1024, 256, dict(act="gelu", res=True, cluster=2,
+                                                     residual_from="smem", num_sms=2)),
     # bias + residual preloaded into the accumulator, tails, several tiles per CTA
     "preloaded-bias-residual": (300, 520, 200, dict(bias=True, res=True, num_sms=2)),
     "pingpong-preloaded": (300, 520, 200, dict(schedule="pingpong", bn=128, num_sms=2,

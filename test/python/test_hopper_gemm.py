@@ -252,6 +252,33 @@ def test_a_linear_epilogue_is_preloaded_into_the_accumulator(schedule, bn):
     assert "0" in wgmma_scale_d(act)
 
 
+def test_a_residual_from_shared_memory():
+    """residual_from="smem": after each tile's k-tile loads the producer
+    loads the 128 x bn residual tile by one rank-3 TMA box into shared
+    memory (a one-stage ring, 3 ring stages at bn 256); the epilogue adds
+    it with one ldmatrix.x4 per 16 columns, no global loads of it (the bias
+    is still preloaded); ping-pong and N off the 64-column stripes are
+    refused."""
+    k = gemm.build_gemm(1000, 1024, 1008, bias=True, residual=True, residual_from="smem")
+    text = k.ptx()
+    assert k.config.stages == 3 and k.config.residual_smem and k.config.epi_cols == 64
+    assert len(lines(text, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) == 256 // 16
+    assert len(lines(text, "ld.global.b32")) == 32                 # the bias pairs only
+    text_lines = [ln.strip() for ln in text.splitlines()]
+    loads = [i for i, ln in enumerate(text_lines)
+             if ln.startswith("cp.async.bulk.tensor") and ".shared::cluster.global" in ln]
+    # A and B (2-D) in the k loop, then the residual's one 3-D box
+    assert [".3d." in text_lines[i] for i in loads] == [False, False, True]
+    assert "bulk.prefetch" not in text
+    r = k.resources()
+    assert r["ok"] and r["spill_stores_bytes"] == 0 and r["smem_per_cta"] <= 227 * 1024
+    with pytest.raises(ValueError, match="cooperative schedule and N a multiple of 64"):
+        gemm.build_gemm(1024, 1000, 1024, residual=True, residual_from="smem")
+    with pytest.raises(ValueError, match="cooperative schedule"):
+        gemm.build_gemm(1024, 1024, 1024, residual=True, residual_from="smem",
+                        schedule="pingpong", bn=128)
+
+
 def test_e4m3_output_scales_counts_and_stores_bytes():
     """out_dtype e4m3: per 64 x 256 fragment 128 abs + max.NaN + mul (the
     scale's reciprocal), 64 saturating e4m3x2 conversions and 2-byte

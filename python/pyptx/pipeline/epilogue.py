@@ -201,6 +201,61 @@ class FusedEpilogue:
         return (col0 + col + 8 * j) < self.col_limit
 
 
+class SmemResidual:
+    """A residual tile that TMA loads into shared memory while the main loop
+    runs and the epilogue adds from there (instead of per-thread global
+    loads). `tile`: a (bn / 64, BM, 64) bf16 allocation with 128B swizzle
+    (the box of a rank-3 descriptor (64, BM, bn / 64) of R); `ring`: a
+    one-stage Ring whose empty barrier takes one arrival per consumer warp.
+
+    The producer thread calls start_producer() before its loop and load(row,
+    col) after each tile's k-tile loads (the previous tile's residual has
+    been read by then: its epilogue came before this tile's main loop);
+    each consumer thread calls start_consumer(consumer, lane128) before its
+    loop and add(acc, n) in the epilogue: wait for the tile, per 16-column
+    block one ``ldmatrix.x4`` (the accumulator's fragment layout, as
+    TmaStoreEpilogue's stmatrix), widen and add; then each warp frees the
+    buffer (lane 0 arrives)."""
+
+    def __init__(self, tile, ring, r_desc, *, rows: int, cols: int):
+        self.tile, self.ring, self.r_desc = tile, ring, r_desc
+        self.rows, self.cols = rows, cols
+
+    def start_producer(self):
+        self.producer = self.ring.producer()
+
+    def load(self, row, col):
+        _, full = self.producer.acquire()
+        full.arrive_expect_tx(self.rows * self.cols * 2)
+        ptx.cp.async_.bulk.tensor_3d(dst=self.tile, src=self.r_desc, coord=(0, row, col >> 6),
+                                     mbar=full)
+
+    def start_consumer(self, consumer, lane128):
+        self.consumer_end = self.ring.consumer()
+        lane = lane128 & 31
+        r8 = lane & 7
+        row = consumer * WG_M + ((lane128 >> 5) << 4) + r8 + (((lane >> 3) & 1) << 3)
+        row_base = reg.from_(self.tile, u32) + row * 128
+        hi = lane >> 4
+        self.addrs = [row_base + (((hi + 2 * q) ^ r8) << 4) for q in range(4)]
+        self.words = [reg.scalar(b32) for _ in range(4)]
+        self.lo, self.hi = reg.scalar(f32), reg.scalar(f32)
+        self.warp_leader = lane == 0
+
+    def add(self, acc, n):
+        stage = self.consumer_end.wait()
+        for jj in range(n // 16):                   # 16-column blocks
+            stripe, q = divmod(jj, 4)
+            ptx.ldmatrix(dst=self.words, src=ptx.addr(self.addrs[q], stripe * self.rows * 128),
+                         layout="x4")
+            for m, word in enumerate(self.words):   # acc[8jj + 2m], +1: word's low, high
+                ptx.inst.shl.b32(self.lo, word, 16)
+                ptx.inst.and_.b32(self.hi, word, -65536)
+                ptx.inst.add.f32(acc[8 * jj + 2 * m], acc[8 * jj + 2 * m], self.lo)
+                ptx.inst.add.f32(acc[8 * jj + 2 * m + 1], acc[8 * jj + 2 * m + 1], self.hi)
+        self.consumer_end.release(stage, pred=self.warp_leader)
+
+
 class Fp8Output:
     """The scaling half of an e4m3 output (store_direct with out_dtype e4m3
     writes the bytes): apply() folds the fragment's largest |x| into the

@@ -35,7 +35,8 @@ from .. import Tile, kernel, ptx
 from ..specs import Layout
 from ..types import bf16, e4m3, f32
 from . import scheduler
-from .epilogue import ACTIVATIONS, WG_M, Fp8Output, FusedEpilogue, store_direct
+from .epilogue import (ACTIVATIONS, WG_M, Fp8Output, FusedEpilogue, SmemResidual,
+                       store_direct)
 from .roles import launch_directives, warpgroup_ids
 from .wgmma_gemm import BK, BM, BN, CONSUMERS, THREADS, Config, GemmTile, GemmTiles, run_roles, \
     smem_bytes
@@ -107,7 +108,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                group_m: int = GROUP_M, prefetch: bool = True, num_sms: int = NUM_SMS,
                bn: int = BN, split_k: int = 1, bias: bool = False,
                activation: str | None = None, residual: bool = False,
-               schedule: str = "cooperative", arch: str = ARCH):
+               residual_from: str = "global", schedule: str = "cooperative",
+               arch: str = ARCH):
     """The kernel for A (M x K) and B ((N, K) for b_major "K", (K, N) for "MN")
     -> C (M x N, out_dtype bf16 or f32). epilogue: "tma" (bf16 only; the
     default for bf16 when N >= 64 and M >= 64; with N % 64 != 0 one store
@@ -138,6 +140,12 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     scale), saturated at +-448, with the kernel taking OutScale (one f32)
     and Amax (one f32 the caller zeroes; the kernel raises it to max |z|
     over C, NaN if one is: the next call's scale) after the other inputs.
+    residual_from: "global" (each thread loads its pairs: before the main
+    loop into the accumulator without an activation, else in the epilogue)
+    or "smem" (the producer loads the tile by TMA into shared memory after
+    the tile's k tiles, so it lands while the main loop runs; the epilogue
+    adds it with ldmatrix; cooperative schedule, N a multiple of 64; the
+    ring gets the 64 KB: 3 stages at bn 256).
     Kernel arguments: A, B[, bias][, residual][, out_scale, amax] -> C."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
@@ -164,6 +172,14 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         raise ValueError(f"gemm: split_k must divide the {k_tiles} k tiles of K={K}; "
                          f"got {split_k!r}")
     fused = bias or residual or activation is not None
+    if residual_from not in ("global", "smem"):
+        raise ValueError(f"gemm: residual_from must be 'global' or 'smem', not "
+                         f"{residual_from!r}")
+    residual_smem = residual and residual_from == "smem"
+    if residual_smem and (pingpong or N % 64):
+        raise ValueError(f"gemm: residual_from='smem' needs the cooperative schedule and N "
+                         f"a multiple of 64 (a rank-3 box of 64-column stripes); got "
+                         f"schedule={schedule!r} N={N}")
     if split_k > 1 and (out_dtype != f32 or fused):
         raise ValueError("gemm: split_k > 1 writes f32 partial sums (out_dtype=f32) with "
                          "no fused epilogue (apply it after the sum)")
@@ -182,6 +198,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     if epilogue not in ("tma", "direct") or (epilogue == "tma" and not tma_ok):
         raise ValueError(f"gemm: epilogue must be 'direct' or 'tma' (bf16 out, N >= 64, "
                          f"M >= 64), not {epilogue!r} (out {out_dtype}, M={M} N={N})")
+    if epi_cols is None and residual_smem:
+        epi_cols = 64                        # the residual tile takes the room
     if epi_cols is None:
         epi_cols = _epi_cols(stages or 4, bn, N) if bn == BN else min(bn, _epi_cols(6, bn, N))
     if epilogue == "direct":
@@ -191,13 +209,17 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                          f"{epi_cols!r}")
     if stages is None:
         stages = _default_stages(bn, epilogue, epi_cols)
+        if residual_smem:
+            stage = (BM + bn) * BK * 2
+            epi = CONSUMERS * WG_M * epi_cols * 2 if epilogue == "tma" else 0
+            stages = min(stages, (SMEM_LIMIT - 1024 - epi - BM * bn * 2 - 256) // stage)
     a_rows = min(BM, M)
     b_part = bn // cluster
     b_cols = min(bn, N) if b_major == "K" else 0     # a K-major box is cut to N
     cfg = Config(bn=bn, stages=stages, cluster=cluster, b_major=b_major,
                  out_dtype=out_dtype, epilogue=epilogue, k_tiles=k_tiles // split_k,
                  epi_cols=epi_cols, a_rows=a_rows, b_cols=0 if b_cols == bn else b_cols,
-                 pingpong=pingpong)
+                 pingpong=pingpong, residual_smem=residual_smem)
     if smem_bytes(cfg) > SMEM_LIMIT:
         raise ValueError(f"gemm: {stages} stages with the {epilogue} epilogue need "
                          f"{smem_bytes(cfg)} bytes of shared memory; a CTA has 227 KiB")
@@ -222,7 +244,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         b_rank = (mn_b_rank or 3) if b_part > 64 and rank3_fits else 2
         b_box_cols = b_part if b_rank == 3 else 64
         b_spec = Tile(K, N, bf16, Layout.TMA_128B, tma_box=(BK, b_box_cols), tma_rank=b_rank)
-    extra_specs = ([Tile(N, bf16)] if bias else []) + ([Tile(M, N, bf16)] if residual else []) \
+    r_spec = Tile(M, N, bf16, Layout.TMA_128B, tma_box=(BM, bn), tma_rank=3) \
+        if residual_smem else Tile(M, N, bf16)
+    extra_specs = ([Tile(N, bf16)] if bias else []) + ([r_spec] if residual else []) \
         + ([Tile(1, f32), Tile(1, f32)] if fp8_out else [])
     # C's rows off the 64-column stripes: a rank-2 store per stripe, the
     # last one clipped at N by the TMA unit
@@ -240,13 +264,18 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         c_desc = C.tma_desc() if epilogue == "tma" else None
         (pc,) = ptx.global_ptrs(C) if epilogue == "direct" else (None,)
         p_bias = ptx.global_ptrs(Bias)[0] if bias else None
-        p_res = ptx.global_ptrs(R)[0] if residual else None
+        p_res = ptx.global_ptrs(R)[0] if residual and not residual_smem else None
         # the residual tile is prefetched into L2 when the producer starts the
-        # tile, so that the epilogue's loads of it hit L2 (one tile per SM in
-        # flight: 132 x 64 KB)
-        r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none") if residual \
-            else None
+        # tile, so that the threads' loads of it hit L2 (one tile per SM in
+        # flight: 132 x 64 KB); from shared memory, TMA loads it outright
+        r_desc = None
+        if residual_smem:
+            r_desc = R.tma_desc()
+        elif residual:
+            r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none")
         tiles = GemmTiles(cfg)
+        smem_residual = SmemResidual(tiles.sR, tiles.r_ring, r_desc, rows=BM, cols=bn) \
+            if residual_smem else None
         tid, wg, lane128 = warpgroup_ids()
         tiles.init(tid == 0)
         grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
@@ -266,6 +295,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             grouped(part)
 
         fused_parts = {}
+        # the parts FusedEpilogue does (a residual from shared memory is not)
+        fused_epilogue_preloads = activation is None and (bias or (residual and
+                                                                   not residual_smem))
         p_scale, p_amax = ptx.global_ptrs(OutScale, Amax) if fp8_out else (None, None)
 
         def fused_epilogue():
@@ -280,8 +312,10 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             fused_epilogue().preload(consumer.acc, bn, row0, tile.c_col, frag)
 
         def store(consumer, tile, row0, frag, tma_out):
-            if fused:
+            if bias or activation is not None or p_res is not None:
                 fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
+            if smem_residual is not None:
+                smem_residual.add(consumer.acc, bn)
             if fp8_out:
                 if "fp8" not in fused_parts:
                     fused_parts["fp8"] = Fp8Output(
@@ -305,8 +339,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
                   prefetch=prefetch, c_stripes=c_stripes,
-                  before_load=prefetch_residual if residual else None,
-                  preload=preload if fused and activation is None else None)
+                  before_load=prefetch_residual if residual and not residual_smem else None,
+                  preload=preload if fused_epilogue_preloads else None,
+                  residual=smem_residual)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors, the optional

@@ -42,6 +42,7 @@ class Config:
     b_cols: int = 0                # B columns (N) loaded per stage, all CTAs (0: bn)
     ab_dtype: object = bf16        # A and B elements: bf16, or e4m3 (K-major B only)
     pingpong: bool = False         # each consumer owns whole tiles (PingPongConsumer)
+    residual_smem: bool = False    # a BM x bn bf16 residual tile in shared memory (SmemResidual)
 
     @property
     def bk(self):
@@ -84,6 +85,8 @@ def smem_bytes(cfg: Config) -> int:
     total = cfg.stages * cfg.stage_tx + 2 * 8 * cfg.stages
     if cfg.epilogue == "tma":
         total += CONSUMERS * WG_M * cfg.epi_cols * 2
+    if cfg.residual_smem:
+        total += BM * cfg.bn * 2 + 2 * 8
     return total + 1024
 
 
@@ -106,11 +109,18 @@ class GemmTiles:
         # stage (ping-pong: one warpgroup reads it)
         readers = 1 if cfg.pingpong else CONSUMERS
         self.ring = Ring(cfg.stages, empty_arrivals=readers * cfg.cluster)
+        self.sR = self.r_ring = None
+        if cfg.residual_smem:
+            # the stripes of a rank-3 box (64, BM, bn / 64); freed by each
+            # consumer warp once it has read its rows
+            self.sR = smem.alloc(bf16, (cfg.bn // 64, BM, 64), swizzle="128B", align=1024)
+            self.r_ring = Ring(1, empty_arrivals=CONSUMERS * 4)
 
     def init(self, leader):
         """Thread `leader` initialises the barriers; then every thread of the
         CTA (and of the cluster) synchronises."""
-        init_rings(leader, [self.ring], cluster=self.cfg.cluster > 1)
+        rings = [self.ring] + ([self.r_ring] if self.r_ring is not None else [])
+        init_rings(leader, rings, cluster=self.cfg.cluster > 1)
 
 
 class GemmTile:
@@ -331,7 +341,7 @@ class PingPongConsumer(WgmmaConsumer):
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
               store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
-              consumer_class=None, preload=None):
+              consumer_class=None, preload=None, residual=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -346,6 +356,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     (default WgmmaConsumer; same constructor arguments). preload(consumer,
     tile, row0, frag): writes the start value of consumer.acc (its 64 rows
     from row0) before each tile's main loop, which then accumulates onto it.
+    residual: an epilogue.SmemResidual (cooperative schedule): the producer
+    loads each tile's residual after the tile's k tiles; store adds it.
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -358,13 +370,16 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
-            if before_load is None:
-                schedule(producer.load_tile)
-            else:
-                def load(t):
+            if residual is not None:
+                residual.start_producer()
+
+            def load(t):
+                if before_load is not None:
                     before_load(t)
-                    producer.load_tile(t)
-                schedule(load)
+                producer.load_tile(t)
+                if residual is not None:
+                    residual.load(t.a_row, t.c_col)
+            schedule(load)
     with consumer_role():
         consumer_id = wg - 1
         if cfg.pingpong and consumer_class is None:
@@ -376,6 +391,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             if tiles.sC is not None else None
 
         consumer.preloaded = preload is not None
+        if residual is not None:
+            residual.start_consumer(consumer_id, lane128)
         if cfg.pingpong:
             def half_call(fn):
                 return lambda t, h: fn(consumer, t, t.c_row + WG_M if h else t.c_row, frag)
