@@ -93,7 +93,10 @@ EPILOGUE_ROWS = [("Llama-3-8B", "up+bias+gelu", 4096, 14336, 4096, True, "gelu",
 # an epilogue row also times our kernel under each schedule, built directly
 # (name -> build_gemm keywords; without bn: the unfused plan's)
 EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
-                      "pingpong": dict(schedule="pingpong", bn=128)}
+                      "pingpong": dict(schedule="pingpong", bn=128),
+                      # (rows with a residual only)
+                      "cooperative+residual_smem": dict(schedule="cooperative",
+                                                        residual_from="smem")}
 
 UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
 UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),
@@ -270,6 +273,8 @@ def _time_schedules(row, hopper_gemm, M, N, K, bias, act, res, a, w, vb, r, n, r
     torch = _torch()
     row["schedule_ms"], row["schedule_ratio"], row["schedule_err"] = {}, {}, {}
     for name, kw in EPILOGUE_SCHEDULES.items():
+        if "residual_from" in kw and not res:
+            continue
         try:
             kw = dict(bn=hopper_gemm.plan_gemm(M, N, K)["bn"], **kw) if "bn" not in kw else kw
             k = hopper_gemm.build_gemm(M, N, K, bias=bias, activation=act, residual=res,
