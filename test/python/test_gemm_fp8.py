@@ -161,6 +161,9 @@ def test_plan():
     assert plan_gemm_fp8(4096, 4096, 4096, "block") == {"bn": 128, "cluster": 2,
                                                          "promotion_chunk": 8}
     assert g8.build_gemm_fp8(8192, 8192, 8192, scaling="block").config.bn == 192
+    # an explicit overlapped promotion (two partials) keeps 128 columns
+    assert g8.build_gemm_fp8(8192, 8192, 8192, scaling="block",
+                             promotion_chunk=8).config.bn == 128
     assert plan_gemm_fp8(1000, 1000, 1008, "row")["cluster"] == 1
     assert plan_gemm_fp8(128, 4096, 4096, "tensor")["bn"] == 128
 

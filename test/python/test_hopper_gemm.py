@@ -272,11 +272,48 @@ def test_a_residual_from_shared_memory():
     assert "bulk.prefetch" not in text
     r = k.resources()
     assert r["ok"] and r["spill_stores_bytes"] == 0 and r["smem_per_cta"] <= 227 * 1024
-    with pytest.raises(ValueError, match="cooperative schedule and N a multiple of 64"):
-        gemm.build_gemm(1024, 1000, 1024, residual=True, residual_from="smem")
+    # issued once a lap of k tiles is in: in the k loop, under k == stages - 1
+    between = text_lines[loads[1] + 1:loads[2]]
+    assert re.fullmatch(r"setp\.eq\.u32 %p\d+, %r\d+, 2;", between[0])
+    assert between[1].endswith("bra $L__if3_false;") and text_lines[loads[2] + 1] == \
+        "$L__if3_false:"
+    assert len(lines(text, "prefetch.tensormap")) == 4        # A, B, C and R
+    for M, N, kw in [(1024, 1000, {}), (64, 1024, {}), (1024, 128, {}),
+                     (1024, 1024, dict(bn=32))]:
+        with pytest.raises(ValueError, match="cooperative schedule, N a multiple of 64"):
+            gemm.build_gemm(M, N, 1024, residual=True, residual_from="smem", **kw)
     with pytest.raises(ValueError, match="cooperative schedule"):
         gemm.build_gemm(1024, 1024, 1024, residual=True, residual_from="smem",
                         schedule="pingpong", bn=128)
+
+
+def test_fused_epilogue_applies_what_was_not_preloaded():
+    """apply() skips only what preload() emitted: a linear epilogue built
+    without preload (as a kernel of one's own would) still adds its bias."""
+    from pyptx import kernel, ptx, reg
+    from pyptx.pipeline import FusedEpilogue, fragment_row_col
+    from pyptx.types import bf16 as bf, f32 as f, u32
+    from pyptx import Tile
+
+    def build(preload):
+        @kernel(in_specs=(Tile(64, bf),), out_specs=(), grid=(1, 1, 1), block=(128, 1, 1),
+                arch="sm_90a")
+        def k(Bias):
+            (p,) = ptx.global_ptrs(Bias)
+            lane = reg.from_(ptx.special.tid.x(), u32)
+            acc = reg.wgmma_frag(m=64, n=64, dtype=f)
+            epi = FusedEpilogue(bias=p)
+            frag = fragment_row_col(lane)
+            if preload:
+                epi.preload(acc, 64, 0, 0, frag)
+            else:
+                for x in acc:
+                    ptx.inst.mov.f32(x, 0.0)          # (a main loop's result)
+            epi.apply(acc, 64, 0, 0, frag)
+            ptx.ret()
+        return k.ptx()
+    assert len(lines(build(False), "add.f32")) == 32
+    assert len(lines(build(True), "mov.f32")) == 32 and not lines(build(True), "add.f32")
 
 
 def test_e4m3_output_scales_counts_and_stores_bytes():

@@ -113,6 +113,7 @@ class FusedEpilogue:
         self.lo, self.hi = ((reg.scalar(f32), reg.scalar(f32)) if self.word is not None
                             else (None, None))
         self.t = reg.scalar(f32) if activation else None
+        self.preload_emitted = False        # (trace time) preload() has run
 
     def __bool__(self):
         return self.bias is not None or self.residual is not None or bool(self.activation)
@@ -174,6 +175,7 @@ class FusedEpilogue:
         the main loop's first wgmma must then accumulate (scale-d 1). Rows
         and columns past the limits start at 0."""
         assert self.preloads
+        self.preload_emitted = True
         row, col = frag
         if self.bias is not None:
             self._add_bias(acc, n, col0, col, self._set_pair)
@@ -184,7 +186,7 @@ class FusedEpilogue:
     def apply(self, acc, n, row0, col0, frag):
         """The fragment of columns col0.. (n of them) and rows row0..
         (nothing when preload() has done it)."""
-        if self.preloads:
+        if self.preload_emitted:
             return
         row, col = frag
         if self.bias is not None:
@@ -209,8 +211,9 @@ class SmemResidual:
     one-stage Ring whose empty barrier takes one arrival per consumer warp.
 
     The producer thread calls start_producer() before its loop and load(row,
-    col) after each tile's k-tile loads (the previous tile's residual has
-    been read by then: its epilogue came before this tile's main loop);
+    col) once a lap of the tile's k tiles is issued (its acquire waits for
+    the previous tile's epilogue to free the buffer, when the ring is full
+    anyway);
     each consumer thread calls start_consumer(consumer, lane128) before its
     loop and add(acc, n) in the epilogue: wait for the tile, per 16-column
     block one ``ldmatrix.x4`` (the accumulator's fragment layout, as

@@ -165,7 +165,9 @@ def build_gemm_fp8(M: int, N: int, K: int, *, scaling: str = "tensor", out_dtype
     if out_dtype not in (bf16, f32):
         raise ValueError(f"fp8 gemm: out_dtype must be bf16 or f32, not {out_dtype}")
     plan = plan_gemm_fp8(M, N, K, scaling, num_sms)
-    bn = plan["bn"] if bn is None else bn
+    if bn is None:
+        # an explicit overlapped promotion holds two partials: 128 columns
+        bn = BLOCK if scaling == "block" and (promotion_chunk or 1) > 1 else plan["bn"]
     cluster = plan["cluster"] if cluster is None else cluster
     if promotion_chunk is None:
         promotion_chunk = 1 if bn == 192 else PROMOTION_CHUNK

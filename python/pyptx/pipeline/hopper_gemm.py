@@ -176,10 +176,11 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         raise ValueError(f"gemm: residual_from must be 'global' or 'smem', not "
                          f"{residual_from!r}")
     residual_smem = residual and residual_from == "smem"
-    if residual_smem and (pingpong or N % 64):
-        raise ValueError(f"gemm: residual_from='smem' needs the cooperative schedule and N "
-                         f"a multiple of 64 (a rank-3 box of 64-column stripes); got "
-                         f"schedule={schedule!r} N={N}")
+    if residual_smem and (pingpong or N % 64 or M < BM or N < bn or bn < 64):
+        raise ValueError(f"gemm: residual_from='smem' needs the cooperative schedule, N a "
+                         f"multiple of 64 (a rank-3 box of 64-column stripes), M >= {BM} "
+                         f"and N >= bn >= 64 (a whole {BM} x bn box); got "
+                         f"schedule={schedule!r} M={M} N={N} bn={bn}")
     if split_k > 1 and (out_dtype != f32 or fused):
         raise ValueError("gemm: split_k > 1 writes f32 partial sums (out_dtype=f32) with "
                          "no fused epilogue (apply it after the sum)")

@@ -169,8 +169,9 @@ class TmaProducer:
             self.b_offset = cta_rank * (cfg.b_part * BK * 2)
             self.b_shift = cta_rank * cfg.b_part
 
-    def load_tile(self, t: GemmTile):
-        """Loads the K tiles of one output tile."""
+    def load_tile(self, t: GemmTile, after_first_lap=None):
+        """Loads the K tiles of one output tile. after_first_lap(): emitted
+        once the first `stages` k tiles (or all, if fewer) are issued."""
         cfg = self.cfg
         a_row, b_row, b_col, k_row = t.a_row, t.b_row, t.b_col, t.k_row
         load = getattr(ptx.cp.async_.bulk, f"tensor_{self.b_rank}d")
@@ -197,6 +198,11 @@ class TmaProducer:
                 where = dst if i == 0 else ptx.addr(dst, i * BK * self.b_box_cols * 2)
                 load(dst=where, src=self.b_desc, coord=_b_coord(cfg, self.b_rank, kb, b_row, col),
                      mbar=full, **multicast)
+            if after_first_lap is not None and cfg.k_tiles > cfg.stages:
+                with ptx.if_(k == cfg.stages - 1):
+                    after_first_lap()
+        if after_first_lap is not None and cfg.k_tiles <= cfg.stages:
+            after_first_lap()
 
 
 def wgmma_descriptor(address, layout):
@@ -357,7 +363,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     tile, row0, frag): writes the start value of consumer.acc (its 64 rows
     from row0) before each tile's main loop, which then accumulates onto it.
     residual: an epilogue.SmemResidual (cooperative schedule): the producer
-    loads each tile's residual after the tile's k tiles; store adds it.
+    loads each tile's residual after the tile's first lap of k tiles;
+    store adds it.
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -366,7 +373,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     with producer_role(wg):
         with ptx.if_(tid == 0):
             if prefetch:
-                prefetch_descriptors(a_desc, b_desc, c_desc)
+                prefetch_descriptors(a_desc, b_desc, c_desc,
+                                     residual.r_desc if residual is not None else None)
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
@@ -376,9 +384,11 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             def load(t):
                 if before_load is not None:
                     before_load(t)
-                producer.load_tile(t)
-                if residual is not None:
-                    residual.load(t.a_row, t.c_col)
+                # the residual once a lap of k tiles is in: its buffer is free
+                # by then at no cost (the ring is full until the consumers
+                # end the previous tile's epilogue, which frees it)
+                producer.load_tile(t, after_first_lap=None if residual is None else
+                                   lambda: residual.load(t.a_row, t.c_col))
             schedule(load)
     with consumer_role():
         consumer_id = wg - 1
@@ -391,6 +401,9 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             if tiles.sC is not None else None
 
         consumer.preloaded = preload is not None
+        if residual is not None and cfg.pingpong:
+            raise ValueError("run_roles: a shared-memory residual needs the cooperative "
+                             "schedule (both warpgroups read each tile's)")
         if residual is not None:
             residual.start_consumer(consumer_id, lane128)
         if cfg.pingpong:
