@@ -83,6 +83,29 @@ GELU_K = 0.7978845608028654        # sqrt(2 / pi)
 GELU_C = 0.044715
 
 
+def swizzled_block_rows(tile_base, lane128, rows_before=0):
+    """The ``stmatrix`` / ``ldmatrix`` ``.x4`` row address of this thread for
+    each of the 4 16-column blocks of a 64-column stripe, in a tile of
+    128-byte rows with the 128B swizzle (16-byte chunk ^= row % 8) whose
+    first row (of the warpgroup's 64) is rows_before (an int or a register,
+    a multiple of 8) rows past tile_base. Lanes 8i..8i+7 give matrix i's rows, the matrices
+    (rows 0-7 | 8-15) x (cols 0-7 | 8-15) of a 16 x 16 block: register i
+    of the pair then holds the accumulator elements of matrix i (see
+    TmaStoreEpilogue.store)."""
+    lane = lane128 & 31
+    r8 = lane & 7
+    row = ((lane128 >> 5) << 4) + r8 + (((lane >> 3) & 1) << 3)
+    if not (isinstance(rows_before, int) and rows_before == 0):
+        row = row + rows_before
+    hi = lane >> 4                       # second 8 columns
+    row_base = tile_base + row * 128
+    addrs = []
+    for q in range(4):                   # the 16-column block's place in a stripe
+        chunk = hi + 2 * q if q else hi
+        addrs.append(row_base + ((chunk ^ r8) << 4))
+    return addrs
+
+
 class FusedEpilogue:
     """``act(acc + bias) + residual`` on a warpgroup's 64 x n f32 wgmma
     fragment, in registers, before any store (each part is emitted only
@@ -235,15 +258,11 @@ class SmemResidual:
 
     def start_consumer(self, consumer, lane128):
         self.consumer_end = self.ring.consumer()
-        lane = lane128 & 31
-        r8 = lane & 7
-        row = consumer * WG_M + ((lane128 >> 5) << 4) + r8 + (((lane >> 3) & 1) << 3)
-        row_base = reg.from_(self.tile, u32) + row * 128
-        hi = lane >> 4
-        self.addrs = [row_base + (((hi + 2 * q) ^ r8) << 4) for q in range(4)]
+        self.addrs = swizzled_block_rows(reg.from_(self.tile, u32), lane128,
+                                         rows_before=consumer * WG_M)
         self.words = [reg.scalar(b32) for _ in range(4)]
         self.lo, self.hi = reg.scalar(f32), reg.scalar(f32)
-        self.warp_leader = lane == 0
+        self.warp_leader = (lane128 & 31) == 0
 
     def add(self, acc, n):
         stage = self.consumer_end.wait()
@@ -350,18 +369,7 @@ class TmaStoreEpilogue:
         tile_bytes = WG_M * chunk_cols * 2
         self.base = reg.from_(tile, u32) + consumer * tile_bytes
         self.slice = tile[consumer]
-        # stmatrix.x4 row addresses: lanes 8i..8i+7 give matrix i's rows;
-        # matrices (rows 0-7 | 8-15) x (cols 0-7 | 8-15) of a 16 x 16 block.
-        lane = lane128 & 31
-        r8 = lane & 7
-        row = ((lane128 >> 5) << 4) + r8 + (((lane >> 3) & 1) << 3)
-        hi = lane >> 4                       # second 8 columns
-        row_base = self.base + row * 128
-        self.addrs = []
-        for q in range(4):                   # the 16-column block's place in a stripe
-            chunk = hi + 2 * q if q else hi
-            phys = (chunk ^ r8) << 4         # 128B swizzle: chunk ^= row % 8
-            self.addrs.append(row_base + phys)
+        self.addrs = swizzled_block_rows(self.base, lane128)
         self.pack = [reg.scalar(b32) for _ in range(4)]
 
     def store(self, acc, row0, col0):
