@@ -200,7 +200,7 @@ def run_sweep(reps, rows=None):
                    variant=f"{model} {layer}", shape=f"{M}x{N}x{K}", M=M, N=N, K=K,
                    flops=2 * M * N * K, copy_tbps=copy_tbps)
         with row_result(row):
-            row.update(mm.call_plan(M, N, K, "K", bias, act, res, "e4m3" if fp8 else "bf16"))
+            row.update(mm.call_plan(M, N, K, "K", act, "e4m3" if fp8 else "bf16"))
             n = input_sets((M * K + N * K + M * N) * 2)
             a = [torch.randn(M, K, device="cuda").to(torch.bfloat16) for _ in range(n)]
             w = [(torch.randn(N, K, device="cuda") / K ** 0.5).to(torch.bfloat16)

@@ -208,14 +208,22 @@ def test_e4m3_output_propagates_nan_and_compiles():
         ops.matmul(a.requires_grad_(), w.T, out_dtype=E4M3, out_scale=scale)
 
 
+def jax_operands(M, N, K, seed):
+    """bf16 JAX a (M, K) and b (K, N) (scaled by 1/sqrt(K)), and the rng."""
+    import jax.numpy as jnp
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)
+    b = jnp.asarray(rng.standard_normal((K, N)) / K ** 0.5, jnp.bfloat16)
+    return a, b, rng
+
+
 def test_jax_e4m3_output(jax_gpu):
     jax = jax_gpu
     import jax.numpy as jnp
     import numpy as np
     M, N, K = 300, 512, 256
-    rng = np.random.default_rng(1)
-    a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)
-    b = jnp.asarray(rng.standard_normal((K, N)) / K ** 0.5, jnp.bfloat16)
+    a, b, _ = jax_operands(M, N, K, seed=1)
     z = np.asarray(a, np.float64) @ np.asarray(b, np.float64)
     scale = jnp.asarray([np.abs(z).max() / 448], jnp.float32)
     c, amax = jax.jit(lambda a, b, s: ops.matmul(a, b, out_dtype=jnp.float8_e4m3fn,
@@ -231,9 +239,7 @@ def test_jax_jit_and_grad(jax_gpu):
     import jax.numpy as jnp
     import numpy as np
     M, N, K = 200, 264, 136
-    rng = np.random.default_rng(0)
-    a = jnp.asarray(rng.standard_normal((M, K)), jnp.bfloat16)
-    b = jnp.asarray(rng.standard_normal((K, N)) / K ** 0.5, jnp.bfloat16)
+    a, b, rng = jax_operands(M, N, K, seed=0)
     bias = jnp.asarray(rng.standard_normal(N), jnp.bfloat16)
     g = rng.standard_normal((M, N))
 

@@ -90,15 +90,18 @@ def _epi_cols(stages, bn, N):
     return cols
 
 
-def _default_stages(bn, epilogue, epi_cols):
-    if bn == BN:
+def _default_stages(bn, epilogue, epi_cols, reserved=0):
+    """The ring depth: 4 for bn 256, else as many as fit (up to 8, 10 for
+    32-column tiles), beside the epilogue's tile and `reserved` bytes."""
+    if bn == BN and not reserved:
         return 4
     stage = (BM + bn) * BK * 2
     epi = CONSUMERS * WG_M * epi_cols * 2 if epilogue == "tma" else 0
     # 32-column tiles stream 4 KB of B per stage: more stages keep as many
     # bytes in flight (measured on an H100: 8 -> 10 stages, 82% -> 85% of
     # the copy bandwidth at M = 1, N = 4096, K = 14336)
-    return min(8 if bn > 32 else 10, (SMEM_LIMIT - 1024 - epi - 256) // stage)
+    most = 4 if bn == BN else 8 if bn > 32 else 10
+    return min(most, (SMEM_LIMIT - 1024 - epi - reserved - 256) // stage)
 
 
 def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
@@ -209,11 +212,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         raise ValueError(f"gemm: epi_cols must be 64, 128 or 256 and at most bn={bn}, not "
                          f"{epi_cols!r}")
     if stages is None:
-        stages = _default_stages(bn, epilogue, epi_cols)
-        if residual_smem:
-            stage = (BM + bn) * BK * 2
-            epi = CONSUMERS * WG_M * epi_cols * 2 if epilogue == "tma" else 0
-            stages = min(stages, (SMEM_LIMIT - 1024 - epi - BM * bn * 2 - 256) // stage)
+        stages = _default_stages(bn, epilogue, epi_cols,
+                                 reserved=BM * bn * 2 if residual_smem else 0)
     a_rows = min(BM, M)
     b_part = bn // cluster
     b_cols = min(bn, N) if b_major == "K" else 0     # a K-major box is cut to N
