@@ -96,7 +96,9 @@ EPILOGUE_SCHEDULES = {"cooperative": dict(schedule="cooperative"),
                       "pingpong": dict(schedule="pingpong", bn=128),
                       # (rows with a residual only)
                       "cooperative+residual_smem": dict(schedule="cooperative",
-                                                        residual_from="smem")}
+                                                        residual_from="smem"),
+                      "cooperative+residual_ring": dict(schedule="cooperative",
+                                                        residual_from="ring")}
 
 UNIFORM_SHAPES = [(8, 2048, 64, 2048)]          # G, M, N, K
 UNIFORM_VARIANTS = {"uniform": {}, "uniform_noL2p": dict(l2_promotion="none"),

@@ -190,6 +190,19 @@ def test_residual_from_shared_memory(M, N, K, kw):
     _dense_case(M, N, K, res=True, residual_from="smem", **kw)
 
 
+RESIDUAL_RING_CASES = RESIDUAL_SMEM_CASES + [
+    (300, 520, 200, dict(bn=64, bias=True, num_sms=2)),         # N off the stripes
+    (1000, 1000, 1008, dict(bn=128, act="silu", out_dtype=f32, num_sms=5)),
+    (256, 200, 72, dict(num_sms=1)),                            # stripes past N
+    (640, 4096, 4096, dict(bias=True)),                         # one tile per CTA
+]
+
+
+@pytest.mark.parametrize("M,N,K,kw", RESIDUAL_RING_CASES)
+def test_residual_through_the_ring(M, N, K, kw):
+    _dense_case(M, N, K, res=True, residual_from="ring", **kw)
+
+
 @pytest.mark.parametrize("M,N,K,kw", PINGPONG_CASES)
 def test_pingpong(M, N, K, kw):
     kw = dict(kw)
@@ -264,8 +277,14 @@ SANITIZE_CASES = {
                                           num_sms=2)),
     "residual-smem-gelu-2cta": (512, 1024, 256, dict(act="gelu", res=True, cluster=2,
                                                      residual_from="smem", num_sms=2)),
+    # the residual through the main ring: tails, several tiles per CTA, a cluster
+    "residual-ring": (300, 520, 200, dict(bias=True, res=True, residual_from="ring",
+                                          num_sms=2)),
+    "residual-ring-gelu-2cta": (512, 1024, 256, dict(act="gelu", res=True, cluster=2,
+                                                     residual_from="ring", num_sms=2)),
     # bias + residual preloaded into the accumulator, tails, several tiles per CTA
-    "preloaded-bias-residual": (300, 520, 200, dict(bias=True, res=True, num_sms=2)),
+    "preloaded-bias-residual": (300, 520, 200, dict(bias=True, res=True, num_sms=2,
+                                                    residual_from="global")),
     "pingpong-preloaded": (300, 520, 200, dict(schedule="pingpong", bn=128, num_sms=2,
                                                bias=True, res=True)),
 }

@@ -212,7 +212,8 @@ def test_split_k_writes_partial_sums_per_part():
 
 def test_fused_epilogue_instructions():
     plain = gemm.build_gemm(512, 512, 128).ptx()
-    text = gemm.build_gemm(512, 512, 128, bias=True, activation="gelu", residual=True).ptx()
+    text = gemm.build_gemm(512, 512, 128, bias=True, activation="gelu", residual=True,
+                           residual_from="global").ptx()
     assert "tanh.approx.f32" not in plain
     assert len(lines(text, "tanh.approx.f32")) == 128            # one per accumulator
     assert len(lines(text, "ld.global.b32")) == 32 + 64          # bias pairs, residual pairs
@@ -237,7 +238,7 @@ def test_a_linear_epilogue_is_preloaded_into_the_accumulator(schedule, bn):
 
     def first(text, what):
         return next(i for i, ln in enumerate(text.splitlines()) if what in ln)
-    kw = dict(schedule=schedule, bn=bn)
+    kw = dict(schedule=schedule, bn=bn, residual_from="global")
     text = gemm.build_gemm(1000, 1000, 1008, bias=True, residual=True, **kw).ptx()
     loads = lines(text, "ld.global.b32")
     assert len(loads) == (bn // 8) * (1 + 2) * (2 if schedule == "pingpong" else 1)
@@ -285,6 +286,50 @@ def test_a_residual_from_shared_memory():
     with pytest.raises(ValueError, match="cooperative schedule"):
         gemm.build_gemm(1024, 1024, 1024, residual=True, residual_from="smem",
                         schedule="pingpong", bn=128)
+
+
+@pytest.mark.parametrize("bn,stages_used", [(256, 2), (128, 1), (64, 1)])
+def test_a_residual_through_the_ring(bn, stages_used):
+    """The default for a cooperative kernel: after each tile's k-tile loads
+    the producer acquires the ring's next stage(s) and loads the tile's
+    64-column stripes there (128 x 64 boxes: one in a stage's A buffer, bn /
+    128 in its B buffer); the consumers wait for those stages after the
+    main loop, add the stripes with one ldmatrix.x4 per 16 columns, meet at
+    their named barrier and free the stages. No global loads or L2 prefetch
+    of the residual, no shared memory of its own (4 stages at bn 256)."""
+    k = gemm.build_gemm(1000, 1000, 1008, bn=bn, bias=True, residual=True)
+    text = k.ptx()
+    text_lines = [ln.strip() for ln in text.splitlines()]
+    assert k.config.stages == (4 if bn == 256 else k.config.stages) and not k.config.residual_smem
+    assert len(lines(text, "ld.global.b32")) == bn // 8          # the bias pairs only
+    assert len(lines(text, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) == bn // 16
+    assert "bulk.prefetch" not in text
+    # the producer: A and B in the k loop, then per used stage an expect_tx
+    # of its stripes' bytes and their boxes, on the stripe descriptor
+    loads = [i for i, ln in enumerate(text_lines)
+             if ln.startswith("cp.async.bulk.tensor.2d.shared::cluster.global")]
+    assert len(loads) == 2 + bn // 64
+    expect = [ln for ln in text_lines if ln.startswith("mbarrier.arrive.expect_tx")]
+    stripe = 128 * 64 * 2
+    want = [min(bn // 64, 3) * stripe] + ([stripe] if bn == 256 else [])
+    assert [int(ln.rstrip(";").split(",")[-1]) for ln in expect[1:]] == want
+    assert len(expect) == 1 + stages_used
+    # the consumers: every ldmatrix before the named barrier that frees the stages
+    bar = next(i for i, ln in enumerate(text_lines)
+               if re.fullmatch(r"bar\.sync %r\d+, 128;", ln))
+    ld = [i for i, ln in enumerate(text_lines) if ln.startswith("ldmatrix")]
+    arrives = [i for i, ln in enumerate(text_lines[bar:bar + 6]) if "mbarrier.arrive" in ln]
+    assert max(ld) < bar and len(arrives) == stages_used
+    r = k.resources()
+    assert r["ok"] and r["spill_stores_bytes"] == 0
+    # global where the ring does not apply (ping-pong, M < 128), refused if asked
+    pp = gemm.build_gemm(1000, 1000, 1008, bn=128, residual=True, schedule="pingpong").ptx()
+    assert "ldmatrix" not in pp and lines(pp, "ld.global.b32")
+    assert "ldmatrix" not in gemm.build_gemm(100, 1000, 1008, bn=128, residual=True).ptx()
+    with pytest.raises(ValueError, match="residual_from='ring' needs the cooperative"):
+        gemm.build_gemm(100, 1000, 1008, bn=128, residual=True, residual_from="ring")
+    with pytest.raises(ValueError, match="residual_from must be one of global, smem, ring"):
+        gemm.build_gemm(1024, 1024, 1024, residual=True, residual_from="L2")
 
 
 def test_fused_epilogue_applies_what_was_not_preloaded():

@@ -35,8 +35,8 @@ from .. import Tile, kernel, ptx
 from ..specs import Layout
 from ..types import bf16, e4m3, f32
 from . import scheduler
-from .epilogue import (ACTIVATIONS, WG_M, Fp8Output, FusedEpilogue, SmemResidual,
-                       store_direct)
+from .epilogue import (ACTIVATIONS, WG_M, Fp8Output, FusedEpilogue, RingResidual,
+                       SmemResidual, store_direct)
 from .roles import launch_directives, warpgroup_ids
 from .wgmma_gemm import BK, BM, BN, CONSUMERS, THREADS, Config, GemmTile, GemmTiles, run_roles, \
     smem_bytes
@@ -47,6 +47,7 @@ GROUP_M = 8                        # cluster rows per group of the tile order
 CLUSTER_MIN_WAVES = 2              # a K-major B multicasts when tiles > this x SMs
 SMEM_LIMIT = 227 * 1024
 SCHEDULES = ("cooperative", "pingpong")
+RESIDUAL_FROM = ("global", "smem", "ring")
 PINGPONG_MAX_K = 4096              # plan_gemm: ping-pong for fused epilogues up to this K
 
 
@@ -111,7 +112,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                group_m: int = GROUP_M, prefetch: bool = True, num_sms: int = NUM_SMS,
                bn: int = BN, split_k: int = 1, bias: bool = False,
                activation: str | None = None, residual: bool = False,
-               residual_from: str = "global", schedule: str = "cooperative",
+               residual_from: str | None = None, schedule: str = "cooperative",
                arch: str = ARCH):
     """The kernel for A (M x K) and B ((N, K) for b_major "K", (K, N) for "MN")
     -> C (M x N, out_dtype bf16 or f32). epilogue: "tma" (bf16 only; the
@@ -143,12 +144,16 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     scale), saturated at +-448, with the kernel taking OutScale (one f32)
     and Amax (one f32 the caller zeroes; the kernel raises it to max |z|
     over C, NaN if one is: the next call's scale) after the other inputs.
-    residual_from: "global" (each thread loads its pairs: before the main
-    loop into the accumulator without an activation, else in the epilogue)
-    or "smem" (the producer loads the tile by TMA into shared memory after
-    the tile's k tiles, so it lands while the main loop runs; the epilogue
-    adds it with ldmatrix; cooperative schedule, N a multiple of 64; the
-    ring gets the 64 KB: 3 stages at bn 256).
+    residual_from: "ring" (the producer loads the tile's 64-column
+    stripes by TMA into the ring's next stages after the tile's k tiles,
+    so they land while the last k tiles are computed; the epilogue adds
+    them with ldmatrix: epilogue.RingResidual; cooperative schedule, M >=
+    128, N >= 64, bn >= 64), "global" (each thread loads its pairs: before
+    the main loop into the accumulator without an activation, else in the
+    epilogue) or "smem" (as "ring", into a 64 KB tile of its own, loaded
+    after the tile's first lap of k tiles; N a multiple of 64; the ring
+    loses a stage: 3 at bn 256). Default: "ring" where it applies, else
+    "global" (measured on an H100, docs/pipeline.md).
     Kernel arguments: A, B[, bias][, residual][, out_scale, amax] -> C."""
     if b_major not in ("K", "MN"):
         raise ValueError(f"gemm: b_major must be 'K' (B is N x K) or 'MN' (B is K x N), "
@@ -175,14 +180,22 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         raise ValueError(f"gemm: split_k must divide the {k_tiles} k tiles of K={K}; "
                          f"got {split_k!r}")
     fused = bias or residual or activation is not None
-    if residual_from not in ("global", "smem"):
-        raise ValueError(f"gemm: residual_from must be 'global' or 'smem', not "
-                         f"{residual_from!r}")
+    if residual_from is None:
+        residual_from = "ring" if not pingpong and M >= BM and N >= 64 and bn >= 64 \
+            else "global"
+    if residual_from not in RESIDUAL_FROM:
+        raise ValueError(f"gemm: residual_from must be one of {', '.join(RESIDUAL_FROM)}, "
+                         f"not {residual_from!r}")
     residual_smem = residual and residual_from == "smem"
+    residual_ring = residual and residual_from == "ring"
     if residual_smem and (pingpong or N % 64 or M < BM or N < bn or bn < 64):
         raise ValueError(f"gemm: residual_from='smem' needs the cooperative schedule, N a "
                          f"multiple of 64 (a rank-3 box of 64-column stripes), M >= {BM} "
                          f"and N >= bn >= 64 (a whole {BM} x bn box); got "
+                         f"schedule={schedule!r} M={M} N={N} bn={bn}")
+    if residual_ring and (pingpong or M < BM or N < 64 or bn < 64):
+        raise ValueError(f"gemm: residual_from='ring' needs the cooperative schedule, M >= "
+                         f"{BM}, N >= 64 and bn >= 64 (boxes of {BM} x 64); got "
                          f"schedule={schedule!r} M={M} N={N} bn={bn}")
     if split_k > 1 and (out_dtype != f32 or fused):
         raise ValueError("gemm: split_k > 1 writes f32 partial sums (out_dtype=f32) with "
@@ -246,7 +259,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         b_box_cols = b_part if b_rank == 3 else 64
         b_spec = Tile(K, N, bf16, Layout.TMA_128B, tma_box=(BK, b_box_cols), tma_rank=b_rank)
     r_spec = Tile(M, N, bf16, Layout.TMA_128B, tma_box=(BM, bn), tma_rank=3) \
-        if residual_smem else Tile(M, N, bf16)
+        if residual_smem else Tile(M, N, bf16, Layout.TMA_128B, tma_box=(BM, 64)) \
+        if residual_ring else Tile(M, N, bf16)
     extra_specs = ([Tile(N, bf16)] if bias else []) + ([r_spec] if residual else []) \
         + ([Tile(1, f32), Tile(1, f32)] if fp8_out else [])
     # C's rows off the 64-column stripes: a rank-2 store per stripe, the
@@ -265,18 +279,21 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         c_desc = C.tma_desc() if epilogue == "tma" else None
         (pc,) = ptx.global_ptrs(C) if epilogue == "direct" else (None,)
         p_bias = ptx.global_ptrs(Bias)[0] if bias else None
-        p_res = ptx.global_ptrs(R)[0] if residual and not residual_smem else None
+        p_res = ptx.global_ptrs(R)[0] if residual_from == "global" and residual else None
         # the residual tile is prefetched into L2 when the producer starts the
         # tile, so that the threads' loads of it hit L2 (one tile per SM in
         # flight: 132 x 64 KB); from shared memory, TMA loads it outright
         r_desc = None
         if residual_smem:
             r_desc = R.tma_desc()
-        elif residual:
+        elif p_res is not None:
             r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none")
         tiles = GemmTiles(cfg)
         smem_residual = SmemResidual(tiles.sR, tiles.r_ring, r_desc, rows=BM, cols=bn) \
             if residual_smem else None
+        ring_residual = RingResidual(R.tma_desc(), tiles.sA, tiles.sB, a_bytes=cfg.a_bytes,
+                                     b_bytes=cfg.b_bytes, rows=BM, bn=bn) \
+            if residual_ring else None
         tid, wg, lane128 = warpgroup_ids()
         tiles.init(tid == 0)
         grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
@@ -297,8 +314,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
 
         fused_parts = {}
         # the parts FusedEpilogue does (a residual from shared memory is not)
-        fused_epilogue_preloads = activation is None and (bias or (residual and
-                                                                   not residual_smem))
+        fused_epilogue_preloads = activation is None and (
+            bias or (residual and residual_from == "global"))
         p_scale, p_amax = ptx.global_ptrs(OutScale, Amax) if fp8_out else (None, None)
 
         def fused_epilogue():
@@ -317,6 +334,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                 fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
             if smem_residual is not None:
                 smem_residual.add(consumer.acc, bn)
+            if ring_residual is not None:
+                ring_residual.add(consumer, consumer.acc, bn)
             if fp8_out:
                 if "fp8" not in fused_parts:
                     fused_parts["fp8"] = Fp8Output(
@@ -340,7 +359,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         run_roles(cfg, tiles, tid, wg, lane128, a_desc=a_desc, b_desc=b_desc, b_rank=b_rank,
                   c_desc=c_desc, schedule=schedule, store=store, b_box_cols=b_box_cols,
                   prefetch=prefetch, c_stripes=c_stripes,
-                  before_load=prefetch_residual if residual and not residual_smem else None,
+                  before_load=prefetch_residual if residual_from == "global" and residual
+                  else None,
+                  ring_residual=ring_residual,
                   preload=preload if fused_epilogue_preloads else None,
                   residual=smem_residual)
         ptx.ret()

@@ -198,12 +198,12 @@ class BlockScaledConsumer(WgmmaConsumer):
             stage = self._issue(self.partials[k % 2])
             self._load_scales(pa, pb)                     # tile k-1's
             ptx.wgmma.wait_group(1)                       # tile k-1 is done
-            self._release(self.prev)
+            self.release_stage(self.prev)
             ptx.inst.mov.u32(self.prev, stage)
             self._promote(self.partials[(k - 1) % 2])
         self._load_scales(pa, pb)
         ptx.wgmma.wait_group(0)
-        self._release(self.prev)
+        self.release_stage(self.prev)
         self._promote(self.partials[(count - 1) % 2])
 
     def mainloop(self, tile=None):

@@ -169,9 +169,10 @@ class TmaProducer:
             self.b_offset = cta_rank * (cfg.b_part * BK * 2)
             self.b_shift = cta_rank * cfg.b_part
 
-    def load_tile(self, t: GemmTile, after_first_lap=None):
+    def load_tile(self, t: GemmTile, after_first_lap=None, after_k_loop=None):
         """Loads the K tiles of one output tile. after_first_lap(): emitted
-        once the first `stages` k tiles (or all, if fewer) are issued."""
+        once the first `stages` k tiles (or all, if fewer) are issued;
+        after_k_loop(): once all are."""
         cfg = self.cfg
         a_row, b_row, b_col, k_row = t.a_row, t.b_row, t.b_col, t.k_row
         load = getattr(ptx.cp.async_.bulk, f"tensor_{self.b_rank}d")
@@ -203,6 +204,8 @@ class TmaProducer:
                     after_first_lap()
         if after_first_lap is not None and cfg.k_tiles <= cfg.stages:
             after_first_lap()
+        if after_k_loop is not None:
+            after_k_loop()
 
 
 def wgmma_descriptor(address, layout):
@@ -268,7 +271,7 @@ class WgmmaConsumer:
         not when the accumulator was preloaded."""
         return not (first and j == 0 and not self.preloaded)
 
-    def _release(self, stage):
+    def release_stage(self, stage):
         """Frees `stage` in every CTA of the cluster: lane i of the warpgroup
         arrives on the empty barrier of CTA i (one arrival per warpgroup)."""
         cta = None if self.cfg.cluster == 1 else self.lane128
@@ -287,13 +290,13 @@ class WgmmaConsumer:
         for _ in ptx.range_(1, self.cfg.k_tiles):
             stage = self._k_tile(first=False)
             ptx.wgmma.wait_group(1)          # the previous k tile's wgmmas are done
-            self._release(self.prev)
+            self.release_stage(self.prev)
             ptx.inst.mov.u32(self.prev, stage)
 
     def drain(self):
         """Waits for the last k tile's wgmmas and frees its stage."""
         ptx.wgmma.wait_group(0)
-        self._release(self.prev)
+        self.release_stage(self.prev)
 
 
 class PingPongConsumer(WgmmaConsumer):
@@ -347,7 +350,7 @@ class PingPongConsumer(WgmmaConsumer):
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
               store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
-              consumer_class=None, preload=None, residual=None):
+              consumer_class=None, preload=None, residual=None, ring_residual=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -364,7 +367,9 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     from row0) before each tile's main loop, which then accumulates onto it.
     residual: an epilogue.SmemResidual (cooperative schedule): the producer
     loads each tile's residual after the tile's first lap of k tiles;
-    store adds it.
+    store adds it. ring_residual: an epilogue.RingResidual (cooperative
+    schedule): the producer loads each tile's residual into the ring after
+    its k tiles; store adds it (RingResidual.add).
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -387,8 +392,11 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
                 # the residual once a lap of k tiles is in: its buffer is free
                 # by then at no cost (the ring is full until the consumers
                 # end the previous tile's epilogue, which frees it)
-                producer.load_tile(t, after_first_lap=None if residual is None else
-                                   lambda: residual.load(t.a_row, t.c_col))
+                producer.load_tile(
+                    t, after_first_lap=None if residual is None else
+                    lambda: residual.load(t.a_row, t.c_col),
+                    after_k_loop=None if ring_residual is None else
+                    lambda: ring_residual.load(producer.ring, t.a_row, t.c_col))
             schedule(load)
     with consumer_role():
         consumer_id = wg - 1
@@ -401,11 +409,12 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             if tiles.sC is not None else None
 
         consumer.preloaded = preload is not None
-        if residual is not None and cfg.pingpong:
+        if (residual is not None or ring_residual is not None) and cfg.pingpong:
             raise ValueError("run_roles: a shared-memory residual needs the cooperative "
                              "schedule (both warpgroups read each tile's)")
-        if residual is not None:
-            residual.start_consumer(consumer_id, lane128)
+        for r in (residual, ring_residual):
+            if r is not None:
+                r.start_consumer(consumer_id, lane128)
         if cfg.pingpong:
             def half_call(fn):
                 return lambda t, h: fn(consumer, t, t.c_row + WG_M if h else t.c_row, frag)
