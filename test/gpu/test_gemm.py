@@ -195,12 +195,46 @@ RESIDUAL_RING_CASES = RESIDUAL_SMEM_CASES + [
     (1000, 1000, 1008, dict(bn=128, act="silu", out_dtype=f32, num_sms=5)),
     (256, 200, 72, dict(num_sms=1)),                            # stripes past N
     (640, 4096, 4096, dict(bias=True)),                         # one tile per CTA
+    (520, 768, 136, dict(b_major="MN", cluster=2, bias=True)),
+    (520, 1024, 256, dict(cluster=2, num_sms=4)),               # M off the cluster's rows
+    (512, 512, 256, dict(bn=64, cluster=2, num_sms=2)),
+    (1024, 1024, 64, dict(stages=2, cluster=1, num_sms=2)),     # both stages hold the residual
 ]
 
 
 @pytest.mark.parametrize("M,N,K,kw", RESIDUAL_RING_CASES)
 def test_residual_through_the_ring(M, N, K, kw):
     _dense_case(M, N, K, res=True, residual_from="ring", **kw)
+
+
+@pytest.mark.parametrize("cluster", [1, 2])
+def test_residual_through_the_ring_repeated_launches_agree(cluster):
+    """Two stages at bn 256, one k tile: each tile's residual takes the whole
+    ring, 16 tiles per CTA; a stage freed too early would show as launches
+    that differ."""
+    M, N, K = 1024, 1024, 64
+    a = torch.randn(M, K, device="cuda").to(torch.bfloat16)
+    b = torch.randn(N, K, device="cuda").to(torch.bfloat16)
+    r = torch.randn(M, N, device="cuda").to(torch.bfloat16)
+    k = gemm.build_gemm(M, N, K, stages=2, cluster=cluster, num_sms=2, residual=True,
+                        residual_from="ring")
+    ref = a.double() @ b.double().T + r.double()
+    outs = []
+    for _ in range(4):
+        at = poisoned((M, N), torch.bfloat16)
+        outs.append(k(a, b, r))
+        torch.cuda.synchronize()
+        check(outs[-1], ref, tol(bf16), at)
+    assert all(torch.equal(outs[0], o) for o in outs[1:])
+
+
+@pytest.mark.parametrize("M,N,K,kw", [(300, 520, 200, dict(bias=True, num_sms=2)),
+                                      (1000, 1000, 1008, dict(act="gelu", bias=True)),
+                                      (100, 520, 200, dict(bn=64, num_sms=3))])
+def test_residual_from_global(M, N, K, kw):
+    """The per-thread loads (preloaded without an activation): the default
+    where the ring does not apply (M < 128, ping-pong)."""
+    _dense_case(M, N, K, res=True, residual_from="global", **kw)
 
 
 @pytest.mark.parametrize("M,N,K,kw", PINGPONG_CASES)

@@ -300,7 +300,9 @@ def test_a_residual_through_the_ring(bn, stages_used):
     k = gemm.build_gemm(1000, 1000, 1008, bn=bn, bias=True, residual=True)
     text = k.ptx()
     text_lines = [ln.strip() for ln in text.splitlines()]
-    assert k.config.stages == (4 if bn == 256 else k.config.stages) and not k.config.residual_smem
+    plain = gemm.build_gemm(1000, 1000, 1008, bn=bn, bias=True)
+    assert k.config.stages == plain.config.stages and not k.config.residual_smem
+    assert k.resources()["smem_per_cta"] == plain.resources()["smem_per_cta"]
     assert len(lines(text, "ld.global.b32")) == bn // 8          # the bias pairs only
     assert len(lines(text, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) == bn // 16
     assert "bulk.prefetch" not in text
@@ -309,6 +311,12 @@ def test_a_residual_through_the_ring(bn, stages_used):
     loads = [i for i, ln in enumerate(text_lines)
              if ln.startswith("cp.async.bulk.tensor.2d.shared::cluster.global")]
     assert len(loads) == 2 + bn // 64
+    # stripe i at column col + 64 i of the tile's row, on R's stripe descriptor
+    coords = [re.search(r"\[(%rd\d+), \{([^}]*)\}\]", text_lines[i]).groups()
+              for i in loads[2:]]
+    assert len({d for d, _ in coords}) == 1 and len({c.split(",")[1] for _, c in coords}) == 1
+    assert len({c.split(",")[0] for _, c in coords}) == bn // 64
+    assert len(lines(text, "prefetch.tensormap")) == 4              # A, B, C and R
     expect = [ln for ln in text_lines if ln.startswith("mbarrier.arrive.expect_tx")]
     stripe = 128 * 64 * 2
     want = [min(bn // 64, 3) * stripe] + ([stripe] if bn == 256 else [])
@@ -322,12 +330,18 @@ def test_a_residual_through_the_ring(bn, stages_used):
     assert max(ld) < bar and len(arrives) == stages_used
     r = k.resources()
     assert r["ok"] and r["spill_stores_bytes"] == 0
-    # global where the ring does not apply (ping-pong, M < 128), refused if asked
+    # a 2-CTA cluster: the same stages, their frees to both CTAs
+    c2 = gemm.build_gemm(1024, 1024, 1024, bn=bn, residual=True, cluster=2).ptx()
+    assert len(lines(c2, "ldmatrix.sync.aligned.m8n8.x4.shared.b16")) == bn // 16
+    # global where the ring does not apply (ping-pong, M < 128, one stage), refused if asked
     pp = gemm.build_gemm(1000, 1000, 1008, bn=128, residual=True, schedule="pingpong").ptx()
     assert "ldmatrix" not in pp and lines(pp, "ld.global.b32")
     assert "ldmatrix" not in gemm.build_gemm(100, 1000, 1008, bn=128, residual=True).ptx()
     with pytest.raises(ValueError, match="residual_from='ring' needs the cooperative"):
         gemm.build_gemm(100, 1000, 1008, bn=128, residual=True, residual_from="ring")
+    assert "ldmatrix" not in gemm.build_gemm(512, 512, 64, residual=True, stages=1).ptx()
+    with pytest.raises(ValueError, match="2 ring stages or more"):
+        gemm.build_gemm(512, 512, 64, residual=True, stages=1, residual_from="ring")
     with pytest.raises(ValueError, match="residual_from must be one of global, smem, ring"):
         gemm.build_gemm(1024, 1024, 1024, residual=True, residual_from="L2")
 

@@ -148,9 +148,9 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     stripes by TMA into the ring's next stages after the tile's k tiles,
     so they land while the last k tiles are computed; the epilogue adds
     them with ldmatrix: epilogue.RingResidual; cooperative schedule, M >=
-    128, N >= 64, bn >= 64), "global" (each thread loads its pairs: before
-    the main loop into the accumulator without an activation, else in the
-    epilogue) or "smem" (as "ring", into a 64 KB tile of its own, loaded
+    128, N >= 64, bn >= 64, 2 stages or more), "global" (each thread
+    loads its pairs: before the main loop into the accumulator without an
+    activation, else in the epilogue) or "smem" (as "ring", into a 64 KB tile of its own, loaded
     after the tile's first lap of k tiles; N a multiple of 64; the ring
     loses a stage: 3 at bn 256). Default: "ring" where it applies, else
     "global" (measured on an H100, docs/pipeline.md).
@@ -182,7 +182,7 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
     fused = bias or residual or activation is not None
     if residual_from is None:
         residual_from = "ring" if not pingpong and M >= BM and N >= 64 and bn >= 64 \
-            else "global"
+            and (stages is None or stages >= 2) else "global"
     if residual_from not in RESIDUAL_FROM:
         raise ValueError(f"gemm: residual_from must be one of {', '.join(RESIDUAL_FROM)}, "
                          f"not {residual_from!r}")
@@ -193,10 +193,12 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                          f"multiple of 64 (a rank-3 box of 64-column stripes), M >= {BM} "
                          f"and N >= bn >= 64 (a whole {BM} x bn box); got "
                          f"schedule={schedule!r} M={M} N={N} bn={bn}")
-    if residual_ring and (pingpong or M < BM or N < 64 or bn < 64):
+    if residual_ring and (pingpong or M < BM or N < 64 or bn < 64 or
+                          (stages is not None and stages < 2)):
         raise ValueError(f"gemm: residual_from='ring' needs the cooperative schedule, M >= "
-                         f"{BM}, N >= 64 and bn >= 64 (boxes of {BM} x 64); got "
-                         f"schedule={schedule!r} M={M} N={N} bn={bn}")
+                         f"{BM}, N >= 64 and bn >= 64 (boxes of {BM} x 64) and 2 ring "
+                         f"stages or more (a 256-column tile takes two); got "
+                         f"schedule={schedule!r} M={M} N={N} bn={bn} stages={stages}")
     if split_k > 1 and (out_dtype != f32 or fused):
         raise ValueError("gemm: split_k > 1 writes f32 partial sums (out_dtype=f32) with "
                          "no fused epilogue (apply it after the sum)")

@@ -379,7 +379,8 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
         with ptx.if_(tid == 0):
             if prefetch:
                 prefetch_descriptors(a_desc, b_desc, c_desc,
-                                     residual.r_desc if residual is not None else None)
+                                     *(r.r_desc for r in (residual, ring_residual)
+                                       if r is not None))
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
