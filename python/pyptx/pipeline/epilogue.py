@@ -234,22 +234,26 @@ class SmemResidual:
     (the box of a rank-3 descriptor (64, BM, bn / 64) of R); `ring`: a
     one-stage Ring whose empty barrier takes one arrival per consumer warp.
 
-    The producer thread calls start_producer() before its loop and load(row,
-    col) once a lap of the tile's k tiles is issued (its acquire waits for
-    the previous tile's epilogue to free the buffer, when the ring is full
-    anyway);
+    The producer thread calls start_producer(producer) before its loop and
+    passes load_hooks(tile) to TmaProducer.load_tile: the tile is loaded
+    once a lap of its k tiles is issued (the acquire waits for the previous
+    tile's epilogue to free the buffer, when the ring is full anyway);
     each consumer thread calls start_consumer(consumer, lane128) before its
-    loop and add(acc, n) in the epilogue: wait for the tile, per 16-column
-    block one ``ldmatrix.x4`` (the accumulator's fragment layout, as
-    TmaStoreEpilogue's stmatrix), widen and add; then each warp frees the
-    buffer (lane 0 arrives)."""
+    loop and add(consumer, acc, n) in the epilogue: wait for the tile, per
+    16-column block one ``ldmatrix.x4`` (the accumulator's fragment layout,
+    as TmaStoreEpilogue's stmatrix), widen and add; then each warp frees
+    the buffer (lane 0 arrives). RingResidual has the same interface."""
 
     def __init__(self, tile, ring, r_desc, *, rows: int, cols: int):
         self.tile, self.ring, self.r_desc = tile, ring, r_desc
         self.rows, self.cols = rows, cols
 
-    def start_producer(self):
+    def start_producer(self, producer):
         self.producer = self.ring.producer()
+
+    def load_hooks(self, tile):
+        """TmaProducer.load_tile's hooks for `tile` (a GemmTile)."""
+        return {"after_first_lap": lambda: self.load(tile.a_row, tile.c_col)}
 
     def load(self, row, col):
         _, full = self.producer.acquire()
@@ -265,7 +269,7 @@ class SmemResidual:
         self.lo, self.hi = reg.scalar(f32), reg.scalar(f32)
         self.warp_leader = (lane128 & 31) == 0
 
-    def add(self, acc, n):
+    def add(self, consumer, acc, n):
         stage = self.consumer_end.wait()
         add_swizzled_stripes(acc, n, self.words, self.lo, self.hi,
                              lambda stripe, q: ptx.addr(self.addrs[q],
@@ -334,12 +338,20 @@ class RingResidual:
         base = sA + stage * self.a_bytes if which == "A" else sB + stage * self.b_bytes
         return base + offset if offset else base
 
-    def load(self, producer_ring, row, col):
+    def start_producer(self, producer):
+        """Once, in the producer thread: the TmaProducer whose ring it shares."""
+        self.producer_ring = producer.ring
+
+    def load_hooks(self, tile):
+        """TmaProducer.load_tile's hooks for `tile` (a GemmTile)."""
+        return {"after_k_loop": lambda: self.load(tile.a_row, tile.c_col)}
+
+    def load(self, row, col):
         """The producer thread's loads of the tile at (row, col) of R."""
         sA, sB = reg.from_(self.sA, u32), reg.from_(self.sB, u32)
         stripe = 0
         for places in self.slots:
-            stage, full = producer_ring.acquire()
+            stage, full = self.producer_ring.acquire()
             full.arrive_expect_tx(len(places) * self.stripe_bytes)
             for which, offset in places:
                 ptx.cp.async_.bulk.tensor_2d(

@@ -291,11 +291,13 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         elif p_res is not None:
             r_desc = R.tma_desc(box=(min(BM, M), min(bn, N)), swizzle="none")
         tiles = GemmTiles(cfg)
-        smem_residual = SmemResidual(tiles.sR, tiles.r_ring, r_desc, rows=BM, cols=bn) \
-            if residual_smem else None
-        ring_residual = RingResidual(R.tma_desc(), tiles.sA, tiles.sB, a_bytes=cfg.a_bytes,
-                                     b_bytes=cfg.b_bytes, rows=BM, bn=bn) \
-            if residual_ring else None
+        # the residual tile by TMA (None: FusedEpilogue's loads)
+        tile_residual = None
+        if residual_smem:
+            tile_residual = SmemResidual(tiles.sR, tiles.r_ring, r_desc, rows=BM, cols=bn)
+        elif residual_ring:
+            tile_residual = RingResidual(R.tma_desc(), tiles.sA, tiles.sB, a_bytes=cfg.a_bytes,
+                                         b_bytes=cfg.b_bytes, rows=BM, bn=bn)
         tid, wg, lane128 = warpgroup_ids()
         tiles.init(tid == 0)
         grouped = scheduler.GroupedScheduler(m_rows, n_tiles, bm=BM, bn=bn, group=group,
@@ -334,10 +336,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         def store(consumer, tile, row0, frag, tma_out):
             if bias or activation is not None or p_res is not None:
                 fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
-            if smem_residual is not None:
-                smem_residual.add(consumer.acc, bn)
-            if ring_residual is not None:
-                ring_residual.add(consumer, consumer.acc, bn)
+            if tile_residual is not None:
+                tile_residual.add(consumer, consumer.acc, bn)
             if fp8_out:
                 if "fp8" not in fused_parts:
                     fused_parts["fp8"] = Fp8Output(
@@ -363,9 +363,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
                   prefetch=prefetch, c_stripes=c_stripes,
                   before_load=prefetch_residual if residual_from == "global" and residual
                   else None,
-                  ring_residual=ring_residual,
                   preload=preload if fused_epilogue_preloads else None,
-                  residual=smem_residual)
+                  residual=tile_residual)
         ptx.ret()
 
     # the kernel's positional parameters are its tensors, the optional

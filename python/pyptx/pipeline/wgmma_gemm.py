@@ -350,7 +350,7 @@ class PingPongConsumer(WgmmaConsumer):
 
 def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, schedule,
               store, b_box_cols=None, prefetch=True, c_stripes=False, before_load=None,
-              consumer_class=None, preload=None, residual=None, ring_residual=None):
+              consumer_class=None, preload=None, residual=None):
     """The warp-specialised body: warpgroup 0 lowers its registers and its
     first thread loads every tile of `schedule` into the ring; warpgroups 1
     and 2 raise theirs, run the k-loop of each tile and call
@@ -365,11 +365,10 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
     (default WgmmaConsumer; same constructor arguments). preload(consumer,
     tile, row0, frag): writes the start value of consumer.acc (its 64 rows
     from row0) before each tile's main loop, which then accumulates onto it.
-    residual: an epilogue.SmemResidual (cooperative schedule): the producer
-    loads each tile's residual after the tile's first lap of k tiles;
-    store adds it. ring_residual: an epilogue.RingResidual (cooperative
-    schedule): the producer loads each tile's residual into the ring after
-    its k tiles; store adds it (RingResidual.add).
+    residual: an epilogue.RingResidual (the producer loads each tile's
+    residual into the ring after its k tiles) or SmemResidual (into a
+    buffer of its own after the tile's first lap of k tiles); cooperative
+    schedule; store adds it (residual.add).
 
     cfg.pingpong: the ping-pong schedule (run_pingpong_consumers): each
     consumer warpgroup owns every other tile of `schedule`, whole, and
@@ -379,25 +378,18 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
         with ptx.if_(tid == 0):
             if prefetch:
                 prefetch_descriptors(a_desc, b_desc, c_desc,
-                                     *(r.r_desc for r in (residual, ring_residual)
-                                       if r is not None))
+                                     residual.r_desc if residual is not None else None)
             rank = reg.from_(ptx.special.cluster_ctarank(), u32) if cfg.cluster > 1 else None
             producer = TmaProducer(cfg, tiles, barriers, a_desc, b_desc, b_rank, rank,
                                    b_box_cols)
             if residual is not None:
-                residual.start_producer()
+                residual.start_producer(producer)
 
             def load(t):
                 if before_load is not None:
                     before_load(t)
-                # the residual once a lap of k tiles is in: its buffer is free
-                # by then at no cost (the ring is full until the consumers
-                # end the previous tile's epilogue, which frees it)
-                producer.load_tile(
-                    t, after_first_lap=None if residual is None else
-                    lambda: residual.load(t.a_row, t.c_col),
-                    after_k_loop=None if ring_residual is None else
-                    lambda: ring_residual.load(producer.ring, t.a_row, t.c_col))
+                producer.load_tile(t, **(residual.load_hooks(t) if residual is not None
+                                         else {}))
             schedule(load)
     with consumer_role():
         consumer_id = wg - 1
@@ -410,12 +402,11 @@ def run_roles(cfg, tiles, tid, wg, lane128, *, a_desc, b_desc, b_rank, c_desc, s
             if tiles.sC is not None else None
 
         consumer.preloaded = preload is not None
-        if (residual is not None or ring_residual is not None) and cfg.pingpong:
+        if residual is not None and cfg.pingpong:
             raise ValueError("run_roles: a shared-memory residual needs the cooperative "
                              "schedule (both warpgroups read each tile's)")
-        for r in (residual, ring_residual):
-            if r is not None:
-                r.start_consumer(consumer_id, lane128)
+        if residual is not None:
+            residual.start_consumer(consumer_id, lane128)
         if cfg.pingpong:
             def half_call(fn):
                 return lambda t, h: fn(consumer, t, t.c_row + WG_M if h else t.c_row, frag)
