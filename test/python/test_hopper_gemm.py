@@ -227,6 +227,26 @@ def test_fused_epilogue_instructions():
     assert len(prefetch) == 1 and "R_tmap" in text
 
 
+def test_activation_epilogue_is_interleaved_with_the_store_chunks():
+    """bias + GELU at bn 256 (two 128-column TMA-store chunks): each chunk's
+    math comes right before its stmatrix, so the second chunk's overlaps the
+    first chunk's store; the bias is halved (two muls a pair) into one fma
+    per accumulator: no add.f32 left, 5 FP32 ops + 1 tanh each."""
+    text = gemm.build_gemm(4096, 14336, 4096, bias=True, activation="gelu", bn=256).ptx()
+    body = text.splitlines()
+    after = max(i for i, ln in enumerate(body) if "wgmma.wait_group.sync.aligned 0" in ln)
+    body = body[after:]
+    tanh = [i for i, ln in enumerate(body) if "tanh.approx.f32" in ln]
+    stores = [i for i, ln in enumerate(body) if "cp.async.bulk.tensor.3d.global" in ln]
+    assert len(tanh) == 128 and len(stores) == 2
+    assert sum(i < stores[0] for i in tanh) == 64             # the first chunk's half
+    assert tanh[-1] > stores[0]
+    epi = "\n".join(body)
+    assert "add.f32" not in epi
+    assert len(lines(epi, "fma.rn.f32")) == 128 * 3           # h, tanh's argument, output
+    assert len(lines(epi, "mul.f32")) == 128 * 2 + 32 * 2     # h^2, (..) h; the bias halves
+
+
 @pytest.mark.parametrize("schedule,bn", [("cooperative", 256), ("pingpong", 128)])
 def test_a_linear_epilogue_is_preloaded_into_the_accumulator(schedule, bn):
     """bias + residual without an activation: loaded into the accumulator

@@ -65,14 +65,15 @@ def test_kernel_cache_and_plan():
     assert k4.writes == ("Amax",) and k4.out_specs[0].dtype.name == "e4m3"
 
 
-def test_ping_pong_only_for_an_epilogue_after_the_main_loop():
-    """An activation runs after the main loop: ping-pong overlaps it. A bias
-    or residual alone is preloaded (nothing trails the loop): cooperative;
-    so is an e4m3 output."""
+def test_ping_pong_only_for_a_silu_after_the_main_loop():
+    """A SiLU runs after the main loop: ping-pong overlaps it. A GELU's math
+    interleaves with the cooperative kernel's store chunks (measured
+    faster there); a bias or residual alone is preloaded (nothing trails
+    the loop): cooperative; so is an e4m3 output."""
     def schedule(bias, activation, residual, out):
         # (the plan does not look at the bias or the residual)
         return mm.call_plan(1024, 4096, 4096, "K", activation, out)["schedule"]
-    assert schedule(True, "gelu", True, "bf16") == "pingpong"
+    assert schedule(True, "gelu", True, "bf16") == "cooperative"
     assert schedule(False, "silu", False, "bf16") == "pingpong"
     assert schedule(True, None, True, "bf16") == "cooperative"
     assert schedule(False, None, True, "bf16") == "cooperative"

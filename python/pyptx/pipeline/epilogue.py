@@ -116,8 +116,10 @@ class FusedEpilogue:
     col_limit (registers or ints, None: none) guard the loads of partial
     tiles. bf16 pairs are loaded as one b32 and widened by shifts (a bf16
     is the high half of an f32); the activations use ``tanh.approx.f32``
-    (GELU: 0.5 x (1 + tanh(k (x + 0.044715 x^3))); SiLU: x sigmoid(x) =
-    0.5 x (1 + tanh(x / 2))).
+    on h = x / 2 (GELU: h + h tanh(h (2k + 8k 0.044715 h^2)), k = sqrt(2 /
+    pi); SiLU: x sigmoid(x) = h + h tanh(h)). With a bias, h is one fma
+    of the accumulator and the halved bias (two muls a pair of columns,
+    for four accumulators), in place of an add and a mul each.
 
     Without an activation the sum is linear: preload(acc, ...) writes bias +
     residual into the accumulator before the main loop (whose first wgmma
@@ -147,48 +149,56 @@ class FusedEpilogue:
         """Whether preload() takes the whole epilogue (no activation)."""
         return not self.activation and (self.bias is not None or self.residual is not None)
 
-    def _load_pair(self, where, guard):
-        """The bf16 pair at `where` into self.lo / self.hi (0 when guarded off)."""
+    def _load_pair(self, where, guard, half=False):
+        """The bf16 pair at `where` into self.lo / self.hi (0 when guarded
+        off); half: each halved (exact)."""
         if guard is not None:
             ptx.inst.mov.b32(self.word, 0)
         ptx.inst.ld.global_.b32(self.word, where, pred=guard)
         ptx.inst.shl.b32(self.lo, self.word, 16)
         ptx.inst.and_.b32(self.hi, self.word, -65536)        # 0xffff0000
+        if half:
+            ptx.inst.mul.f32(self.lo, self.lo, 0.5)
+            ptx.inst.mul.f32(self.hi, self.hi, 0.5)
 
     def _add_pair(self, acc, i):
         ptx.inst.add.f32(acc[i], acc[i], self.lo)
         ptx.inst.add.f32(acc[i + 1], acc[i + 1], self.hi)
 
-    def _activate(self, x):
+    def _activate_half(self, h):
+        """h = x / 2 -> act(x), in place."""
         t = self.t
-        if self.activation == "gelu":
-            ptx.inst.mul.f32(t, x, x)
-            ptx.inst.fma.rn.f32(t, t, GELU_K * GELU_C, GELU_K)
-            ptx.inst.mul.f32(t, t, x)
+        if self.activation == "gelu":                        # tanh(k (x + c x^3))
+            ptx.inst.mul.f32(t, h, h)
+            ptx.inst.fma.rn.f32(t, t, 8 * GELU_K * GELU_C, 2 * GELU_K)
+            ptx.inst.mul.f32(t, t, h)
             ptx.inst.tanh.approx.f32(t, t)
-            ptx.inst.mul.f32(x, x, 0.5)
         else:
-            ptx.inst.mul.f32(x, x, 0.5)                      # silu: tanh(x/2), x/2 shared
-            ptx.inst.tanh.approx.f32(t, x)
-        ptx.inst.fma.rn.f32(x, x, t, x)                      # 0.5x (1 + tanh)
+            ptx.inst.tanh.approx.f32(t, h)                   # silu: tanh(x / 2)
+        ptx.inst.fma.rn.f32(h, h, t, h)                      # x/2 (1 + tanh)
 
     def _set_pair(self, acc, i):
         ptx.inst.mov.f32(acc[i], self.lo)
         ptx.inst.mov.f32(acc[i + 1], self.hi)
 
-    def _add_bias(self, acc, n, col0, col, combine):
+    def _half_sum_pair(self, acc, i):
+        """acc = (acc + bias) / 2, the pair already halved."""
+        ptx.inst.fma.rn.f32(acc[i], acc[i], 0.5, self.lo)
+        ptx.inst.fma.rn.f32(acc[i + 1], acc[i + 1], 0.5, self.hi)
+
+    def _add_bias(self, acc, blocks, col0, col, combine, half=False):
         pbias = self.bias + reg.from_(reg.from_(col0 + col, u32), u64) * 2
-        for j in range(n // 8):
-            self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j))
+        for j in blocks:
+            self._load_pair(ptx.addr(pbias, 16 * j), self._col_guard(col0, col, j), half)
             combine(acc, 4 * j)
             combine(acc, 4 * j + 2)
 
-    def _add_residual(self, acc, n, row0, col0, frag, combine):
+    def _add_residual(self, acc, blocks, row0, col0, frag, combine, n):
         row, col = frag
         guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit)
         offset = reg.from_((row0 + row) * self.ldr + (col0 + col), u32)
         pres = self.residual + reg.from_(offset, u64) * 2
-        for j in range(n // 8):
+        for j in blocks:
             for half in range(2):
                 self._load_pair(ptx.addr(pres, 2 * (8 * half * self.ldr + 8 * j)),
                                 guards[j][half])
@@ -201,25 +211,34 @@ class FusedEpilogue:
         assert self.preloads
         self.preload_emitted = True
         row, col = frag
+        blocks = range(n // 8)
         if self.bias is not None:
-            self._add_bias(acc, n, col0, col, self._set_pair)
+            self._add_bias(acc, blocks, col0, col, self._set_pair)
         if self.residual is not None:
             combine = self._add_pair if self.bias is not None else self._set_pair
-            self._add_residual(acc, n, row0, col0, frag, combine)
+            self._add_residual(acc, blocks, row0, col0, frag, combine, n)
 
-    def apply(self, acc, n, row0, col0, frag):
+    def apply(self, acc, n, row0, col0, frag, cols=None):
         """The fragment of columns col0.. (n of them) and rows row0..
-        (nothing when preload() has done it)."""
+        (nothing when preload() has done it). cols=(c0, c1): only the
+        tile's columns c0..c1 - 1 (multiples of 8), so that a chunked store
+        can interleave them with its chunks."""
         if self.preload_emitted:
             return
         row, col = frag
-        if self.bias is not None:
-            self._add_bias(acc, n, col0, col, self._add_pair)
+        c0, c1 = cols or (0, n)
+        blocks = range(c0 // 8, c1 // 8)
         if self.activation:
-            for i in range(n // 2):
-                self._activate(acc[i])
+            if self.bias is not None:
+                self._add_bias(acc, blocks, col0, col, self._half_sum_pair, half=True)
+            for i in range(c0 // 2, c1 // 2):
+                if self.bias is None:
+                    ptx.inst.mul.f32(acc[i], acc[i], 0.5)
+                self._activate_half(acc[i])
+        elif self.bias is not None:
+            self._add_bias(acc, blocks, col0, col, self._add_pair)
         if self.residual is not None:
-            self._add_residual(acc, n, row0, col0, frag, self._add_pair)
+            self._add_residual(acc, blocks, row0, col0, frag, self._add_pair, n)
 
     def _col_guard(self, col0, col, j):
         if self.col_limit is None:
@@ -474,10 +493,15 @@ class TmaStoreEpilogue:
         self.addrs = swizzled_block_rows(self.base, lane128)
         self.pack = [reg.scalar(b32) for _ in range(4)]
 
-    def store(self, acc, row0, col0):
-        """The 64 x bn accumulator `acc` to rows row0.., columns col0.. of C."""
+    def store(self, acc, row0, col0, before_chunk=None):
+        """The 64 x bn accumulator `acc` to rows row0.., columns col0.. of C.
+        before_chunk(c0, c1): emitted before each chunk (the tile's columns
+        c0..c1 - 1) waits for the previous chunk's store to have read the
+        slice, so that work on the chunk's columns overlaps that read."""
         blocks = self.chunk_cols // 16           # 16-column blocks per chunk
         for chunk in range(self.bn // self.chunk_cols):
+            if before_chunk is not None:
+                before_chunk(chunk * self.chunk_cols, (chunk + 1) * self.chunk_cols)
             self.tma.begin()
             for b in range(blocks):
                 jj = chunk * blocks + b
