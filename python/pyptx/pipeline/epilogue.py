@@ -23,25 +23,27 @@ def fragment_row_col(lane128):
     return row, col
 
 
-def fragment_guards(frag, row0, col0, n, row_limit=None, col_limit=None, grow=None):
+def fragment_guards(frag, row0, col0, n, row_limit=None, col_limit=None, grow=None,
+                    blocks=None):
     """The predicates of a 64 x n fragment's element pairs: guards[j][half]
     for the pair in 8-column group j, row + 8 * half (None: always in).
     row_limit / col_limit: the first row / column past the matrix (a
     register or an int; None: no limit). Columns come in pairs, so an even
     col_limit guards both. grow: row0 + the fragment row, if the caller has
-    it."""
+    it. blocks: only these groups' predicates are emitted (others None)."""
     row, col = frag
     rows = [None, None]
     if row_limit is not None:
         grow = row0 + row if grow is None else grow
         rows = [grow < row_limit, (grow + 8) < row_limit]
-    guards = []
-    for j in range(n // 8):
+    wanted = range(n // 8) if blocks is None else blocks
+    guards = [None] * (n // 8)
+    for j in wanted:
         if col_limit is None:
-            guards.append(rows)
+            guards[j] = rows
             continue
         inside = (col0 + col + 8 * j) < col_limit
-        guards.append([inside if r is None else r & inside for r in rows])
+        guards[j] = [inside if r is None else r & inside for r in rows]
     return guards
 
 
@@ -195,7 +197,8 @@ class FusedEpilogue:
 
     def _add_residual(self, acc, blocks, row0, col0, frag, combine, n):
         row, col = frag
-        guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit)
+        guards = fragment_guards(frag, row0, col0, n, self.row_limit, self.col_limit,
+                                 blocks=blocks)
         offset = reg.from_((row0 + row) * self.ldr + (col0 + col), u32)
         pres = self.residual + reg.from_(offset, u64) * 2
         for j in blocks:

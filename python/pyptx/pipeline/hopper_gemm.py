@@ -336,8 +336,8 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
         def store(consumer, tile, row0, frag, tma_out):
             fused = bias or activation is not None or p_res is not None
             if fused and tma_out is not None and tile_residual is None and not fp8_out:
-                # each TMA-store chunk's columns just before it: their math
-                # overlaps the previous chunk's store reading shared memory
+                # each TMA-store chunk's columns just before it (measured
+                # faster than all the math first: benchmarks/NOTES.md)
                 tma_out.store(consumer.acc, row0, tile.c_col, before_chunk=lambda c0, c1:
                               fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col,
                                                      frag, cols=(c0, c1)))
