@@ -334,15 +334,17 @@ def build_gemm(M: int, N: int, K: int, *, out_dtype=bf16, b_major: str = "K",
             fused_epilogue().preload(consumer.acc, bn, row0, tile.c_col, frag)
 
         def store(consumer, tile, row0, frag, tma_out):
-            fused = bias or activation is not None or p_res is not None
-            if fused and tma_out is not None and tile_residual is None and not fp8_out:
+            # (what FusedEpilogue.apply does; not the name `fused`, which
+            # also counts a residual loaded by TMA)
+            on_fragment = bias or activation is not None or p_res is not None
+            if on_fragment and tma_out is not None and tile_residual is None and not fp8_out:
                 # each TMA-store chunk's columns just before it (measured
                 # faster than all the math first: benchmarks/NOTES.md)
                 tma_out.store(consumer.acc, row0, tile.c_col, before_chunk=lambda c0, c1:
                               fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col,
                                                      frag, cols=(c0, c1)))
                 return
-            if fused:
+            if on_fragment:
                 fused_epilogue().apply(consumer.acc, bn, row0, tile.c_col, frag)
             if tile_residual is not None:
                 tile_residual.add(consumer, consumer.acc, bn)
